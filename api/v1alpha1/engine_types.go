@@ -1,0 +1,153 @@
+package v1alpha1
+
+import "k8s.io/apimachinery/pkg/api/resource"
+
+// EngineName names a storage engine the runner drives.
+// +kubebuilder:validation:Enum=rocksdb;leveldb;pebble
+type EngineName string
+
+const (
+	EngineRocksDB EngineName = "rocksdb"
+	EngineLevelDB EngineName = "leveldb"
+	EnginePebble  EngineName = "pebble"
+)
+
+// Compression is a block compression algorithm.
+// +kubebuilder:validation:Enum=none;snappy;lz4;zstd
+type Compression string
+
+const (
+	CompressionNone   Compression = "none"
+	CompressionSnappy Compression = "snappy"
+	CompressionLZ4    Compression = "lz4"
+	CompressionZstd   Compression = "zstd"
+)
+
+// EngineSpec is one engine and its options. The vocabulary is shared by all engines; an option an
+// engine does not have is an error (see EngineOptions.Unsupported), never silently ignored.
+type EngineSpec struct {
+	// Name of the engine.
+	Name EngineName `json:"name"`
+	// Options tune the engine. Unset fields keep the engine's (or db_bench's) default.
+	// +optional
+	Options EngineOptions `json:"options,omitempty"`
+}
+
+// EngineOptions are the knobs the seed documents tune, named as db_bench names them where it has a name.
+type EngineOptions struct {
+	// CacheSize is the block cache size (db_bench --cache_size).
+	// +optional
+	CacheSize *resource.Quantity `json:"cacheSize,omitempty"`
+	// BloomBits is bits per key of the bloom filter; 0 disables it (--bloom_bits).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	BloomBits *int32 `json:"bloomBits,omitempty"`
+	// WriteBufferSize is the memtable size (--write_buffer_size).
+	// +optional
+	WriteBufferSize *resource.Quantity `json:"writeBufferSize,omitempty"`
+	// MaxWriteBufferNumber is the number of memtables (--max_write_buffer_number).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxWriteBufferNumber *int32 `json:"maxWriteBufferNumber,omitempty"`
+	// BlockSize is the data block size (--block_size).
+	// +optional
+	BlockSize *resource.Quantity `json:"blockSize,omitempty"`
+	// Compression of data blocks (--compression_type).
+	// +optional
+	Compression *Compression `json:"compression,omitempty"`
+	// MaxOpenFiles limits open table files; -1 means unlimited (--open_files).
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	MaxOpenFiles *int32 `json:"maxOpenFiles,omitempty"`
+	// Level0FileNumCompactionTrigger (--level0_file_num_compaction_trigger).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Level0FileNumCompactionTrigger *int32 `json:"level0FileNumCompactionTrigger,omitempty"`
+	// Level0SlowdownWritesTrigger (--level0_slowdown_writes_trigger).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Level0SlowdownWritesTrigger *int32 `json:"level0SlowdownWritesTrigger,omitempty"`
+	// Level0StopWritesTrigger (--level0_stop_writes_trigger).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Level0StopWritesTrigger *int32 `json:"level0StopWritesTrigger,omitempty"`
+	// TargetFileSizeBase (--target_file_size_base).
+	// +optional
+	TargetFileSizeBase *resource.Quantity `json:"targetFileSizeBase,omitempty"`
+	// MaxBytesForLevelBase (--max_bytes_for_level_base).
+	// +optional
+	MaxBytesForLevelBase *resource.Quantity `json:"maxBytesForLevelBase,omitempty"`
+	// MaxBackgroundJobs (--max_background_jobs).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxBackgroundJobs *int32 `json:"maxBackgroundJobs,omitempty"`
+	// DisableWAL turns the write-ahead log off (--disable_wal).
+	// +optional
+	DisableWAL *bool `json:"disableWAL,omitempty"`
+	// Sync makes every write synchronous (--sync).
+	// +optional
+	Sync *bool `json:"sync,omitempty"`
+	// MmapRead reads table files through mmap (--mmap_read).
+	// +optional
+	MmapRead *bool `json:"mmapRead,omitempty"`
+	// PlainTable selects RocksDB's PlainTable format with a prefix-hash memtable and a fixed prefix
+	// extractor of the dataset's prefixSize (seed 000: --use_plain_table=1 --memtablerep=prefix_hash).
+	// +optional
+	PlainTable *bool `json:"plainTable,omitempty"`
+	// OptimizeForPointLookup calls RocksDB's OptimizeForPointLookup with this block cache size (seed 002).
+	// +optional
+	OptimizeForPointLookup *resource.Quantity `json:"optimizeForPointLookup,omitempty"`
+	// IncreaseParallelism calls RocksDB's IncreaseParallelism with this many threads (seed 002).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	IncreaseParallelism *int32 `json:"increaseParallelism,omitempty"`
+}
+
+// Unsupported returns the JSON names of the options set in o that the engine does not have.
+// The runner refuses such a spec; the CRD's CEL rules encode the same table.
+func (o *EngineOptions) Unsupported(engine EngineName) []string {
+	set := map[string]bool{
+		"cacheSize": o.CacheSize != nil, "bloomBits": o.BloomBits != nil,
+		"writeBufferSize": o.WriteBufferSize != nil, "maxWriteBufferNumber": o.MaxWriteBufferNumber != nil,
+		"blockSize": o.BlockSize != nil, "compression": o.Compression != nil, "maxOpenFiles": o.MaxOpenFiles != nil,
+		"level0FileNumCompactionTrigger": o.Level0FileNumCompactionTrigger != nil,
+		"level0SlowdownWritesTrigger":    o.Level0SlowdownWritesTrigger != nil,
+		"level0StopWritesTrigger":        o.Level0StopWritesTrigger != nil,
+		"targetFileSizeBase":             o.TargetFileSizeBase != nil, "maxBytesForLevelBase": o.MaxBytesForLevelBase != nil,
+		"maxBackgroundJobs": o.MaxBackgroundJobs != nil, "disableWAL": o.DisableWAL != nil, "sync": o.Sync != nil,
+		"mmapRead": o.MmapRead != nil, "plainTable": o.PlainTable != nil,
+		"optimizeForPointLookup": o.OptimizeForPointLookup != nil, "increaseParallelism": o.IncreaseParallelism != nil,
+	}
+	var out []string
+	for _, name := range UnsupportedOptions[engine] {
+		if set[name] {
+			out = append(out, name)
+		}
+	}
+	if o.Compression != nil {
+		for _, c := range UnsupportedCompression[engine] {
+			if *o.Compression == c {
+				out = append(out, "compression="+string(c))
+			}
+		}
+	}
+	return out
+}
+
+// UnsupportedOptions lists, per engine, the EngineOptions (JSON names) it does not have.
+var UnsupportedOptions = map[EngineName][]string{
+	EngineRocksDB: nil,
+	// LevelDB 1.23: memtable count, L0 triggers, level sizing and background threads are compile-time
+	// constants; the log cannot be turned off; no mmap or PlainTable knobs.
+	EngineLevelDB: {"maxWriteBufferNumber", "level0FileNumCompactionTrigger", "level0SlowdownWritesTrigger",
+		"level0StopWritesTrigger", "maxBytesForLevelBase", "maxBackgroundJobs", "disableWAL", "mmapRead",
+		"plainTable", "optimizeForPointLookup", "increaseParallelism"},
+	EnginePebble: {"mmapRead", "plainTable", "optimizeForPointLookup", "increaseParallelism"},
+}
+
+// UnsupportedCompression lists, per engine, the compression algorithms it lacks.
+var UnsupportedCompression = map[EngineName][]Compression{
+	EngineLevelDB: {CompressionLZ4, CompressionZstd},
+	EnginePebble:  {CompressionLZ4},
+}

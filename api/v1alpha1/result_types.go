@@ -1,0 +1,156 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ResultSchemaVersion identifies the JSON result schema. Bump it on any incompatible change.
+const ResultSchemaVersion = "kvbench.io/result/v1"
+
+// TerminationMessageLimit is the kubelet's limit on a container's termination message; the
+// runner's Summary must fit in it.
+const TerminationMessageLimit = 4096
+
+// Result is the runner's full, machine-readable result (kvbench-runner --json).
+type Result struct {
+	SchemaVersion string     `json:"schemaVersion"`
+	Engine        EngineName `json:"engine"`
+	// EngineVersion, e.g. "rocksdb 7.8.3".
+	// +optional
+	EngineVersion string      `json:"engineVersion,omitempty"`
+	Dataset       DatasetInfo `json:"dataset"`
+	StartTime     metav1.Time `json:"startTime"`
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
+	// Load is the dataset preparation, when the runner did one.
+	// +optional
+	Load *PhaseResult `json:"load,omitempty"`
+	// Phases are the measured workloads in the order they ran.
+	// +optional
+	Phases []PhaseResult `json:"phases,omitempty"`
+	// Error is set when the run stopped early; the phases before it are still reported.
+	// +optional
+	Error string `json:"error,omitempty"`
+}
+
+// DatasetInfo is the dataset as the runner resolved it.
+type DatasetInfo struct {
+	Num          int64   `json:"num"`
+	KeySize      int32   `json:"keySize"`
+	ValueSizeAvg float64 `json:"valueSizeAvg"`
+	// Bytes is num x (keySize + valueSizeAvg).
+	Bytes int64 `json:"bytes"`
+}
+
+// PhaseResult is one workload at one thread count: the summary plus the time series.
+type PhaseResult struct {
+	PhaseSummary `json:",inline"`
+	// Intervals is the throughput time series, one sample per report interval.
+	// +optional
+	Intervals []IntervalSample `json:"intervals,omitempty"`
+	// PulseRounds are the pulse workload's rounds.
+	// +optional
+	PulseRounds []PulseRound `json:"pulseRounds,omitempty"`
+}
+
+// PhaseSummary is the compact result of one workload at one thread count. It is what the runner's
+// termination message carries and what the operator copies into status.
+type PhaseSummary struct {
+	// Workload is the workload name ("ycsb-a" for YCSB letter A, "load" for the preparation).
+	Workload string `json:"workload"`
+	Threads  int32  `json:"threads"`
+	// Iteration of the repeat loop, from 0.
+	// +optional
+	Iteration int32 `json:"iteration,omitempty"`
+	Ops       int64 `json:"ops"`
+	// Seconds is the phase's elapsed wall time.
+	Seconds     float64 `json:"seconds"`
+	OpsPerSec   float64 `json:"opsPerSec"`
+	MicrosPerOp float64 `json:"microsPerOp"`
+	// +optional
+	MBPerSec float64 `json:"mbPerSec,omitempty"`
+	// Found is the number of reads that found their key ("N of M found"); M is Ops (reads).
+	// +optional
+	Found *int64 `json:"found,omitempty"`
+	// LatencyMicros are percentiles over all threads' merged histograms.
+	// +optional
+	LatencyMicros *Percentiles `json:"latencyMicros,omitempty"`
+	// WriteRate is the write rate actually reached, in writes/s (readwhilewriting, pulse).
+	// +optional
+	WriteRate *float64 `json:"writeRate,omitempty"`
+	// Pulse summarises the pulse rounds.
+	// +optional
+	Pulse *PulseSummary `json:"pulse,omitempty"`
+	// Operations breaks a mixed workload (YCSB, readrandomwriterandom) down by operation type.
+	// +optional
+	Operations []OperationSummary `json:"operations,omitempty"`
+}
+
+// Percentiles of a latency distribution, in microseconds.
+type Percentiles struct {
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P75   float64 `json:"p75,omitempty"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	P9999 float64 `json:"p9999,omitempty"`
+	Max   float64 `json:"max"`
+}
+
+// OperationSummary is one operation type of a mixed workload (Pegasus tables: R-QPS, R-AVG, R-P99 ...).
+type OperationSummary struct {
+	// Name: read, update, insert, scan, readmodifywrite, write, delete, seek.
+	Name      string  `json:"name"`
+	Ops       int64   `json:"ops"`
+	OpsPerSec float64 `json:"opsPerSec"`
+	// +optional
+	LatencyMicros *Percentiles `json:"latencyMicros,omitempty"`
+}
+
+// PulseSummary aggregates pulse rounds.
+type PulseSummary struct {
+	Rounds           int32   `json:"rounds"`
+	MeanRoundSeconds float64 `json:"meanRoundSeconds"`
+	MaxRoundSeconds  float64 `json:"maxRoundSeconds"`
+	// Overruns counts rounds that took longer than the interval.
+	// +optional
+	Overruns int32 `json:"overruns,omitempty"`
+}
+
+// PulseRound is one pulse round.
+type PulseRound struct {
+	Round         int32   `json:"round"`
+	ReadSeconds   float64 `json:"readSeconds"`
+	WriteSeconds  float64 `json:"writeSeconds"`
+	DeleteSeconds float64 `json:"deleteSeconds"`
+	TotalSeconds  float64 `json:"totalSeconds"`
+	// +optional
+	Found int64 `json:"found,omitempty"`
+}
+
+// IntervalSample is throughput over one report interval.
+type IntervalSample struct {
+	// OffsetSeconds from the phase start to the end of the interval.
+	OffsetSeconds float64 `json:"t"`
+	OpsPerSec     float64 `json:"opsPerSec"`
+	// +optional
+	P99Micros float64 `json:"p99Micros,omitempty"`
+}
+
+// Summary is the runner's bounded result: it always marshals to at most TerminationMessageLimit
+// bytes (the runner drops detail, then phases, and counts what it dropped in Truncated).
+type Summary struct {
+	SchemaVersion string     `json:"schemaVersion"`
+	Engine        EngineName `json:"engine"`
+	// +optional
+	EngineVersion string `json:"engineVersion,omitempty"`
+	// +optional
+	Dataset *DatasetInfo `json:"dataset,omitempty"`
+	// +optional
+	Load *PhaseSummary `json:"load,omitempty"`
+	// +optional
+	Phases []PhaseSummary `json:"phases,omitempty"`
+	// Truncated is the number of phases left out to stay within the limit.
+	// +optional
+	Truncated int32 `json:"truncated,omitempty"`
+	// +optional
+	Error string `json:"error,omitempty"`
+}

@@ -1,0 +1,237 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// KeyOrder is the order in which the dataset's keys are loaded.
+// +kubebuilder:validation:Enum=sequential;random
+type KeyOrder string
+
+const (
+	KeyOrderSequential KeyOrder = "sequential"
+	KeyOrderRandom     KeyOrder = "random"
+)
+
+// LoadMode is how the runner prepares the dataset before the measured workloads.
+// +kubebuilder:validation:Enum=bulk;fillseq;fillrandom;existing;none
+type LoadMode string
+
+const (
+	// LoadBulk writes sorted SST files and ingests them (RocksDB, Pebble); the fastest way to load.
+	LoadBulk LoadMode = "bulk"
+	// LoadFillSeq puts keys in ascending order (db_bench fillseq).
+	LoadFillSeq LoadMode = "fillseq"
+	// LoadFillRandom puts keys in random order (db_bench fillrandom).
+	LoadFillRandom LoadMode = "fillrandom"
+	// LoadExisting opens a database that already holds the dataset (db_bench --use_existing_db).
+	LoadExisting LoadMode = "existing"
+	// LoadNone starts from an empty database; the workloads write what they read.
+	LoadNone LoadMode = "none"
+)
+
+// CacheMode controls the OS page cache before each measured phase.
+// +kubebuilder:validation:Enum=warm;cold;direct
+type CacheMode string
+
+const (
+	CacheWarm   CacheMode = "warm"   // leave the page cache as the load left it
+	CacheCold   CacheMode = "cold"   // evict the DB files' pages (posix_fadvise DONTNEED) before each phase
+	CacheDirect CacheMode = "direct" // direct I/O for reads and compaction (RocksDB only)
+)
+
+// DatasetSpec describes the keys and values the benchmark works on.
+type DatasetSpec struct {
+	// Size is the logical dataset size (keys + values), e.g. 10Gi; it becomes the key count
+	// size / (keySize + average value size). Exactly one of size and num is set.
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
+	// Num is the key count (db_bench --num).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Num *int64 `json:"num,omitempty"`
+	// KeySize in bytes (--key_size). Keys are db_bench's: a big-endian integer, padded with '0'.
+	// +kubebuilder:validation:Minimum=8
+	// +kubebuilder:validation:Maximum=1024
+	// +kubebuilder:default=16
+	// +optional
+	KeySize int32 `json:"keySize,omitempty"`
+	// ValueSize in bytes when values have a fixed size (--value_size).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=67108864
+	// +kubebuilder:default=100
+	// +optional
+	ValueSize int32 `json:"valueSize,omitempty"`
+	// ValueSizeRange makes value sizes uniform random in [min, max] (seed 002: 30..101); it
+	// overrides valueSize.
+	// +optional
+	ValueSizeRange *SizeRange `json:"valueSizeRange,omitempty"`
+	// CompressionRatioPercent is how compressible values are, as db_bench's --compression_ratio x 100.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=50
+	// +optional
+	CompressionRatioPercent int32 `json:"compressionRatioPercent,omitempty"`
+	// KeyOrder of the load: sequential (ascending keys) or random.
+	// +kubebuilder:default=random
+	// +optional
+	KeyOrder KeyOrder `json:"keyOrder,omitempty"`
+	// LoadMode prepares the dataset before the workloads run.
+	// +kubebuilder:default=bulk
+	// +optional
+	LoadMode LoadMode `json:"loadMode,omitempty"`
+	// PrefixSize groups keys by a prefix of this many bytes (--prefix_size).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	PrefixSize int32 `json:"prefixSize,omitempty"`
+	// KeysPerPrefix is the number of keys in each prefix group (--keys_per_prefix).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	KeysPerPrefix int64 `json:"keysPerPrefix,omitempty"`
+	// Seed makes keys, values and operation choices reproducible (--seed).
+	// +optional
+	Seed int64 `json:"seed,omitempty"`
+}
+
+// SizeRange is an inclusive range of sizes in bytes.
+type SizeRange struct {
+	// +kubebuilder:validation:Minimum=0
+	Min int32 `json:"min"`
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=67108864
+	Max int32 `json:"max"`
+}
+
+// WorkloadName is a db_bench benchmark name, "pulse", "ycsb", or "dbbench" (Debian's db_bench, passthrough).
+// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench
+type WorkloadName string
+
+// Workloads the runner implements, named as db_bench names them.
+const (
+	WorkloadFillSeq               WorkloadName = "fillseq"
+	WorkloadFillRandom            WorkloadName = "fillrandom"
+	WorkloadFillUniqueRandom      WorkloadName = "filluniquerandom"
+	WorkloadOverwrite             WorkloadName = "overwrite"
+	WorkloadFillSync              WorkloadName = "fillsync"
+	WorkloadReadSeq               WorkloadName = "readseq"
+	WorkloadReadReverse           WorkloadName = "readreverse"
+	WorkloadReadRandom            WorkloadName = "readrandom"
+	WorkloadReadMissing           WorkloadName = "readmissing"
+	WorkloadReadWhileWriting      WorkloadName = "readwhilewriting"
+	WorkloadReadRandomWriteRandom WorkloadName = "readrandomwriterandom"
+	WorkloadSeekRandom            WorkloadName = "seekrandom"
+	WorkloadDeleteSeq             WorkloadName = "deleteseq"
+	WorkloadDeleteRandom          WorkloadName = "deleterandom"
+	WorkloadUpdateRandom          WorkloadName = "updaterandom"
+	WorkloadPulse                 WorkloadName = "pulse"
+	WorkloadYCSB                  WorkloadName = "ycsb"
+	WorkloadDBBench               WorkloadName = "dbbench"
+)
+
+// WorkloadSpec is one measured phase. It runs once per thread count of the sweep (unless it sets
+// its own threads), on the dataset loaded once before all phases.
+type WorkloadSpec struct {
+	// Name of the workload.
+	Name WorkloadName `json:"name"`
+	// Num is the operation count per thread count (db_bench --num for writes, --reads for reads).
+	// Default: the dataset's key count.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Num *int64 `json:"num,omitempty"`
+	// Duration bounds the phase in time (db_bench --duration); whichever of num and duration ends first.
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+	// Threads overrides the sweep for this phase (e.g. fills run single-threaded).
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Threads []int32 `json:"threads,omitempty"`
+	// WritesPerSecond is the writer's target rate for readwhilewriting (--benchmark_write_rate_limit as ops/s,
+	// db_bench's --writes_per_second); 0 means as fast as possible.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	WritesPerSecond *int64 `json:"writesPerSecond,omitempty"`
+	// ReadWritePercent is the share of reads in readrandomwriterandom (--readwritepercent).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ReadWritePercent *int32 `json:"readWritePercent,omitempty"`
+	// SeekNexts is the number of Next calls after each seek (--seek_nexts).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	SeekNexts *int32 `json:"seekNexts,omitempty"`
+	// Pulse configures the pulse workload.
+	// +optional
+	Pulse *PulseSpec `json:"pulse,omitempty"`
+	// YCSB configures a YCSB core workload.
+	// +optional
+	YCSB *YCSBSpec `json:"ycsb,omitempty"`
+	// DBBenchArgs are passed verbatim to Debian's db_bench (name dbbench); --db is set by the runner.
+	// +kubebuilder:validation:MaxItems=128
+	// +optional
+	DBBenchArgs []string `json:"dbBenchArgs,omitempty"`
+}
+
+// PulseSpec is seed 002's pulse workload: every interval, read Reads random existing keys (sorted
+// first), then write Writes new keys and delete Deletes existing ones; each round's time is reported.
+type PulseSpec struct {
+	// +kubebuilder:validation:Minimum=0
+	Reads int64 `json:"reads"`
+	// +kubebuilder:validation:Minimum=0
+	Writes int64 `json:"writes"`
+	// +kubebuilder:validation:Minimum=0
+	Deletes int64 `json:"deletes"`
+	// Interval between round starts; a round that overruns starts the next at once.
+	Interval metav1.Duration `json:"interval"`
+	// Rounds is the number of rounds.
+	// +kubebuilder:validation:Minimum=1
+	Rounds int32 `json:"rounds"`
+}
+
+// YCSBWorkload is a YCSB core workload letter.
+// +kubebuilder:validation:Enum=A;B;C;D;E;F
+type YCSBWorkload string
+
+// YCSBDistribution is a request distribution.
+// +kubebuilder:validation:Enum=zipfian;uniform;latest
+type YCSBDistribution string
+
+// YCSBSpec configures a YCSB core workload; the letter sets the defaults of the others.
+type YCSBSpec struct {
+	// Workload letter A-F: A 50/50 read/update, B 95/5 read/update, C read only,
+	// D read latest/insert, E scan/insert, F read-modify-write.
+	Workload YCSBWorkload `json:"workload"`
+	// ReadProportion etc. override the letter's mix, in percent (Pegasus tables: read:write ratios).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	ReadPercent *int32 `json:"readPercent,omitempty"`
+	// RequestDistribution overrides the letter's distribution (zipfian with theta 0.99 by default).
+	// +optional
+	RequestDistribution *YCSBDistribution `json:"requestDistribution,omitempty"`
+	// MaxScanLength for E (scan length is uniform in [1, max]); default 100.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxScanLength *int32 `json:"maxScanLength,omitempty"`
+}
+
+// RunnerConfig is everything one runner pod does: open one engine, prepare the dataset once, then
+// run each workload for each thread count, Repeat times. The operator renders it as JSON into the
+// runner's --config; `kvbench-runner run --config` reads it.
+type RunnerConfig struct {
+	Engine    EngineSpec     `json:"engine"`
+	Dataset   DatasetSpec    `json:"dataset"`
+	Workloads []WorkloadSpec `json:"workloads"`
+	// Threads is the sweep; each workload runs once per entry.
+	Threads []int32 `json:"threads"`
+	// +optional
+	CacheMode CacheMode `json:"cacheMode,omitempty"`
+	// Repeat runs the whole sweep this many times.
+	// +optional
+	Repeat int32 `json:"repeat,omitempty"`
+	// DBPath is where the database lives.
+	DBPath string `json:"dbPath"`
+	// ReportInterval is the time-series sampling interval (default 1s).
+	// +optional
+	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# install-deps.sh: the Debian packages the build and tests need. Idempotent: apt runs only when a
+# package is missing, so a second run takes well under a second.
+set -euo pipefail
+PKGS=(
+  librocksdb-dev libleveldb-dev rocksdb-tools   # engines (cgo) and the reference db_bench 7.8.3
+  libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # RocksDB's compression libs (static link)
+  etcd-server                                    # fallback etcd for envtest
+  build-essential pkg-config curl ca-certificates git util-linux
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

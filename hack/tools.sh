@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# tools.sh NAME...: build pinned Go tools once into a versioned cache outside the clone and print
+# the path of the last one. Known: controller-gen, helm.
+set -euo pipefail
+CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
+CONTROLLER_GEN_VERSION=${CONTROLLER_GEN_VERSION:-v0.18.0}
+HELM_VERSION=${HELM_VERSION:-v3.22.0}
+out=""
+for tool in "$@"; do
+  case $tool in
+    controller-gen) pkg=sigs.k8s.io/controller-tools/cmd/controller-gen; ver=$CONTROLLER_GEN_VERSION; ldf="" ;;
+    helm) pkg=helm.sh/helm/v3/cmd/helm; ver=$HELM_VERSION; ldf="-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" ;;
+    *) echo "tools.sh: unknown tool $tool" >&2; exit 2 ;;
+  esac
+  dir=$CACHE/tools/$tool-$ver
+  if [ ! -x "$dir/$tool" ]; then
+    mkdir -p "$dir"
+    echo "tools.sh: building $tool $ver" >&2
+    GOBIN="$dir" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w $ldf" "$pkg@$ver"
+  fi
+  out=$dir/$tool
+done
+echo "$out"
