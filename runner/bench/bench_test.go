@@ -1,0 +1,342 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/runner/bench"
+	"github.com/kvbench/kvbench-operator/runner/dbbench"
+	"github.com/kvbench/kvbench-operator/runner/engine"
+	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
+)
+
+const testNum = 3000
+
+func i64(v int64) *int64 { return &v }
+func i32(v int32) *int32 { return &v }
+
+// dbDir is a fresh directory on tmpfs when there is one (fast), else in the test's temp dir.
+func dbDir(t *testing.T) string {
+	t.Helper()
+	base := t.TempDir()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		d, err := os.MkdirTemp("/dev/shm", "kvbench-test-")
+		if err == nil {
+			t.Cleanup(func() { os.RemoveAll(d) })
+			base = d
+		}
+	}
+	return filepath.Join(base, "db")
+}
+
+func run(t *testing.T, cfg api.RunnerConfig) (*api.Result, string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := bench.Run(context.Background(), cfg, bench.Options{Stdout: &out, Stderr: &out})
+	return res, out.String(), err
+}
+
+func phaseByName(t *testing.T, r *api.Result, name string) api.PhaseResult {
+	t.Helper()
+	for _, p := range r.Phases {
+		if p.Workload == name {
+			return p
+		}
+	}
+	t.Fatalf("no phase %s in %+v", name, r.Phases)
+	return api.PhaseResult{}
+}
+
+// Every engine runs the core db_bench workloads on a real database; the found counts and the
+// key count seen by readseq check that writes, reads and deletes did what they say.
+func TestEnginesCoreWorkloads(t *testing.T) {
+	for _, eng := range []api.EngineName{api.EngineRocksDB, api.EngineLevelDB, api.EnginePebble} {
+		t.Run(string(eng), func(t *testing.T) {
+			names := []api.WorkloadName{"fillseq", "readrandom", "readseq", "readreverse", "readmissing", "seekrandom",
+				"overwrite", "fillrandom", "filluniquerandom", "readrandomwriterandom", "updaterandom", "readwhilewriting",
+				"fillsync", "deleteseq", "readrandom"}
+			var ws []api.WorkloadSpec
+			for _, n := range names {
+				w := api.WorkloadSpec{Name: n}
+				if n == "seekrandom" {
+					w.SeekNexts = i32(3)
+				}
+				if n == "readwhilewriting" {
+					w.WritesPerSecond = i64(2000)
+				}
+				ws = append(ws, w)
+			}
+			cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: eng}, DBPath: dbDir(t), Threads: []int32{2},
+				Dataset: api.DatasetSpec{Num: i64(testNum), LoadMode: api.LoadNone}, Workloads: ws}
+			res, out, err := run(t, cfg)
+			if err != nil {
+				t.Fatalf("run: %v\n%s", err, out)
+			}
+			if res.EngineVersion == "" || !strings.HasPrefix(res.EngineVersion, string(eng)) {
+				t.Errorf("engine version %q", res.EngineVersion)
+			}
+			if len(res.Phases) != len(names) {
+				t.Fatalf("%d phases, want %d", len(res.Phases), len(names))
+			}
+			for i, p := range res.Phases {
+				if p.Workload != string(names[i]) || p.Threads != 2 || p.Ops <= 0 || p.OpsPerSec <= 0 || p.LatencyMicros == nil {
+					t.Errorf("phase %d: %+v", i, p.PhaseSummary)
+				}
+				if !strings.Contains(out, report(p.Workload)) {
+					t.Errorf("no db_bench line for %s", p.Workload)
+				}
+			}
+			// Both threads write all keys in fillseq, so every read finds its key.
+			rr := res.Phases[1]
+			if rr.Ops != 2*testNum || *rr.Found != 2*testNum {
+				t.Errorf("readrandom after fillseq: %d of %d found", *rr.Found, rr.Ops)
+			}
+			if rs := res.Phases[2]; rs.Ops != 2*testNum {
+				t.Errorf("readseq saw %d entries, want %d per thread", rs.Ops, testNum)
+			}
+			if rm := res.Phases[4]; *rm.Found != 0 {
+				t.Errorf("readmissing found %d", *rm.Found)
+			}
+			if sr := res.Phases[5]; *sr.Found != sr.Ops {
+				t.Errorf("seekrandom: %d of %d exact hits", *sr.Found, sr.Ops)
+			}
+			rww := res.Phases[11]
+			if rww.WriteRate == nil || *rww.WriteRate <= 0 || *rww.WriteRate > 2200 {
+				t.Errorf("readwhilewriting write rate %v, want (0, ~2000]", rww.WriteRate)
+			}
+			if rs := res.Phases[12]; rs.Ops != 2*(testNum/1000) {
+				t.Errorf("fillsync ops %d, want num/1000 per thread", rs.Ops)
+			}
+			// deleteseq removed every key.
+			if last := res.Phases[14]; *last.Found != 0 {
+				t.Errorf("readrandom after deleteseq found %d", *last.Found)
+			}
+		})
+	}
+}
+
+func report(name string) string { return name + strings.Repeat(" ", max(0, 12-len(name))) + " :" }
+
+// A bulk load (ingest where the engine can, batched puts on LevelDB) leaves exactly the dataset.
+func TestLoadModes(t *testing.T) {
+	for _, eng := range []api.EngineName{api.EngineRocksDB, api.EnginePebble, api.EngineLevelDB} {
+		for _, mode := range []api.LoadMode{api.LoadBulk, api.LoadFillRandom} {
+			t.Run(string(eng)+"/"+string(mode), func(t *testing.T) {
+				size := resource.MustParse("600Ki")
+				cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: eng}, DBPath: dbDir(t),
+					Dataset:   api.DatasetSpec{Size: &size, ValueSizeRange: &api.SizeRange{Min: 30, Max: 101}, LoadMode: mode, KeySize: 40},
+					CacheMode: api.CacheCold,
+					Workloads: []api.WorkloadSpec{{Name: "readseq"}, {Name: "readrandom"}}}
+				res, out, err := run(t, cfg)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				n := res.Dataset.Num
+				if n != 5824 { // round(614400 / (40 + 65.5))
+					t.Errorf("num %d from 600Ki", n)
+				}
+				if res.Load == nil || res.Load.Ops != n {
+					t.Fatalf("load: %+v", res.Load)
+				}
+				if rs := phaseByName(t, res, "readseq"); rs.Ops != n {
+					t.Errorf("readseq saw %d keys, want %d", rs.Ops, n)
+				}
+				if rr := phaseByName(t, res, "readrandom"); *rr.Found != n {
+					t.Errorf("readrandom found %d of %d", *rr.Found, n)
+				}
+			})
+		}
+	}
+}
+
+// Pulse rounds: each reads existing keys (all found), then grows by writes-deletes.
+func TestPulseRoundAccounting(t *testing.T) {
+	const rounds, reads, writes, deletes = 4, 500, 300, 100
+	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t), Threads: []int32{2},
+		Dataset: api.DatasetSpec{Num: i64(2000), LoadMode: api.LoadBulk},
+		Workloads: []api.WorkloadSpec{
+			{Name: "pulse", Pulse: &api.PulseSpec{Reads: reads, Writes: writes, Deletes: deletes, Rounds: rounds,
+				Interval: metav1.Duration{Duration: 20 * time.Millisecond}}},
+			{Name: "readseq", Num: i64(1 << 30)}, // readseq stops at the last key
+		}}
+	res, out, err := run(t, cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	p := res.Phases[0]
+	if len(p.PulseRounds) != rounds || p.Pulse == nil || p.Pulse.Rounds != rounds {
+		t.Fatalf("rounds: %+v", p.PulseRounds)
+	}
+	for _, r := range p.PulseRounds {
+		if r.Found != reads {
+			t.Errorf("round %d found %d of %d", r.Round, r.Found, reads)
+		}
+		if sum := r.ReadSeconds + r.WriteSeconds + r.DeleteSeconds; sum > r.TotalSeconds+1e-5 {
+			t.Errorf("round %d: parts %.6f exceed total %.6f", r.Round, sum, r.TotalSeconds)
+		}
+	}
+	if p.Ops != rounds*(reads+writes+deletes) || *p.Found != rounds*reads {
+		t.Errorf("ops %d found %d", p.Ops, *p.Found)
+	}
+	if p.Seconds < 3*0.02 {
+		t.Errorf("rounds did not wait for the interval: %.3fs", p.Seconds)
+	}
+	// Each of the 2 readseq threads sees the whole grown database.
+	if rs := res.Phases[1]; rs.Ops != 2*(2000+rounds*(writes-deletes)) {
+		t.Errorf("readseq saw %d, want %d", rs.Ops, 2*(2000+rounds*(writes-deletes)))
+	}
+	if !strings.Contains(out, "pulse round 3: read:500 found:500") {
+		t.Errorf("no round line in output:\n%s", out)
+	}
+}
+
+func TestYCSBWorkloads(t *testing.T) {
+	var ws []api.WorkloadSpec
+	for _, l := range []api.YCSBWorkload{"A", "B", "C", "D", "E", "F"} {
+		ws = append(ws, api.WorkloadSpec{Name: "ycsb", Num: i64(1000), YCSB: &api.YCSBSpec{Workload: l}})
+	}
+	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: dbDir(t), Threads: []int32{2},
+		Dataset: api.DatasetSpec{Num: i64(2000), LoadMode: api.LoadBulk}, Workloads: ws}
+	res, out, err := run(t, cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := map[string][]string{"ycsb-a": {"read", "update"}, "ycsb-b": {"read", "update"}, "ycsb-c": {"read"},
+		"ycsb-d": {"read", "insert"}, "ycsb-e": {"insert", "scan"}, "ycsb-f": {"read", "readmodifywrite"}}
+	for _, p := range res.Phases {
+		var got []string
+		var sum int64
+		for _, o := range p.Operations {
+			got = append(got, o.Name)
+			sum += o.Ops
+		}
+		if strings.Join(got, ",") != strings.Join(want[p.Workload], ",") || sum != 2000 {
+			t.Errorf("%s: operations %v (sum %d)", p.Workload, got, sum)
+		}
+		// Every key read exists (the dataset plus inserts), so reads always find.
+		var reads int64
+		for _, o := range p.Operations {
+			if o.Name == "read" || o.Name == "readmodifywrite" {
+				reads += o.Ops
+			}
+		}
+		if *p.Found != reads {
+			t.Errorf("%s: found %d of %d reads", p.Workload, *p.Found, reads)
+		}
+	}
+}
+
+// Bad input: a clear error, and phases that completed are kept.
+func TestErrors(t *testing.T) {
+	base := func() api.RunnerConfig {
+		return api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t),
+			Dataset: api.DatasetSpec{Num: i64(100), LoadMode: api.LoadNone}, Workloads: []api.WorkloadSpec{{Name: "fillseq"}}}
+	}
+	bloom := int32(10)
+	cases := []struct {
+		name string
+		mod  func(c *api.RunnerConfig)
+		want string
+	}{
+		{"unknown engine", func(c *api.RunnerConfig) { c.Engine.Name = "wiredtiger" }, `unknown engine "wiredtiger"`},
+		{"unknown workload", func(c *api.RunnerConfig) { c.Workloads[0].Name = "fillfast" }, `unknown workload "fillfast"`},
+		{"zero num", func(c *api.RunnerConfig) { c.Dataset.Num = i64(0) }, "num 0 must be at least 1"},
+		{"absurd num", func(c *api.RunnerConfig) { c.Dataset.Num = i64(1 << 50) }, "absurd"},
+		{"missing db", func(c *api.RunnerConfig) { c.Dataset.LoadMode = api.LoadExisting }, "no database at"},
+		{"unsupported option", func(c *api.RunnerConfig) {
+			c.Engine.Name = api.EngineLevelDB
+			c.Engine.Options.DisableWAL = new(bool)
+			c.Engine.Options.BloomBits = &bloom
+		}, "engine leveldb does not support option(s): [disableWAL]"},
+		{"direct on pebble", func(c *api.RunnerConfig) { c.Engine.Name = api.EnginePebble; c.CacheMode = api.CacheDirect }, "direct I/O"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := base()
+			c.mod(&cfg)
+			res, _, err := run(t, cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+			if res == nil || res.Error != err.Error() || strings.Contains(res.Error, "\n") {
+				t.Errorf("result error %q", res.Error)
+			}
+		})
+	}
+	// A failure after a completed phase keeps that phase.
+	cfg := base()
+	cfg.Workloads = append(cfg.Workloads, api.WorkloadSpec{Name: "dbbench", DBBenchArgs: []string{"--benchmarks=nosuchbench"}})
+	res, _, err := run(t, cfg)
+	if err == nil || len(res.Phases) != 1 || res.Phases[0].Workload != "fillseq" {
+		t.Fatalf("err %v, phases %+v", err, res.Phases)
+	}
+}
+
+// The key format is db_bench's: a database written by Debian's db_bench is read by the runner
+// with the same found count, and the reverse.
+func TestDBBenchKeyCompatibility(t *testing.T) {
+	if _, err := os.Stat(dbbench.DefaultBinary); err != nil {
+		t.Skip("db_bench not installed (apt-get install rocksdb-tools)")
+	}
+	const n = 5000
+	args := []string{"--num=5000", "--key_size=20", "--value_size=50", "--threads=1", "--compression_type=none"}
+	t.Run("dbbench writes, runner reads", func(t *testing.T) {
+		dir := dbDir(t)
+		var out bytes.Buffer
+		if _, _, err := dbbench.Run(context.Background(), "", append(args, "--benchmarks=fillrandom"), dir, &out, &out); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		// db_bench's readseq count is the number of distinct keys its fillrandom made.
+		phases, _, err := dbbench.Run(context.Background(), "", append(args, "--benchmarks=readseq", "--use_existing_db=1"), dir, &out, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		distinct := phases[0].Ops
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dir,
+			Dataset:   api.DatasetSpec{Num: i64(n), KeySize: 20, ValueSize: 50, LoadMode: api.LoadExisting},
+			Workloads: []api.WorkloadSpec{{Name: "readseq"}, {Name: "readrandom", Num: i64(20000)}}}
+		res, txt, err := run(t, cfg)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, txt)
+		}
+		if res.Phases[0].Ops != distinct {
+			t.Errorf("runner readseq %d keys, db_bench readseq %d", res.Phases[0].Ops, distinct)
+		}
+		// Every key the runner generates for 0..n-1 is one db_bench could have written; the found
+		// ratio of random reads must match the fraction of distinct keys.
+		got := float64(*res.Phases[1].Found) / 20000
+		want := float64(distinct) / n
+		if got < want-0.03 || got > want+0.03 {
+			t.Errorf("runner found %.3f of reads, db_bench wrote %.3f of the key space", got, want)
+		}
+	})
+	t.Run("runner writes, dbbench reads", func(t *testing.T) {
+		dir := dbDir(t)
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dir,
+			Dataset:   api.DatasetSpec{Num: i64(n), KeySize: 20, ValueSize: 50, LoadMode: api.LoadBulk},
+			Workloads: []api.WorkloadSpec{{Name: "readrandom"}}}
+		res, txt, err := run(t, cfg)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, txt)
+		}
+		var out bytes.Buffer
+		phases, _, err := dbbench.Run(context.Background(), "", append(args, "--benchmarks=readrandom", "--use_existing_db=1"), dir, &out, &out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		if phases[0].Found == nil || *phases[0].Found != n || *res.Phases[0].Found != n {
+			t.Errorf("db_bench found %v of %d, runner %d", phases[0].Found, n, *res.Phases[0].Found)
+		}
+	})
+}
+
+var _ = engine.Names

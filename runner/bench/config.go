@@ -1,0 +1,212 @@
+// Package bench runs db_bench-style workloads, pulse and YCSB against an engine and measures them.
+// Run executes a whole RunnerConfig; the CLI is a thin layer over it.
+package bench
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/runner/keygen"
+)
+
+// Defaults are db_bench's where it has one.
+const (
+	DefaultKeySize   = 16
+	DefaultValueSize = 100
+	DefaultNum       = 1000000
+	defaultSeed      = 301 // db_bench's historical default seed
+	// maxKeys guards against absurd sizes (e.g. a typo'd dataset size) before any work is done.
+	maxKeys = int64(1) << 40
+)
+
+// Dataset is a DatasetSpec with every default applied.
+type Dataset struct {
+	Num           int64
+	KeySize       int
+	ValueMin      int
+	ValueMax      int
+	Ratio         float64
+	PrefixSize    int
+	KeysPerPrefix int64
+	Seed          uint64
+	LoadMode      api.LoadMode
+	KeyOrder      api.KeyOrder
+}
+
+// Keys is the key formatter of the dataset.
+func (d Dataset) Keys() keygen.Keys {
+	return keygen.Keys{KeySize: d.KeySize, PrefixSize: d.PrefixSize, KeysPerPrefix: d.KeysPerPrefix, Num: d.Num}
+}
+
+// ValueAvg is the mean value size.
+func (d Dataset) ValueAvg() float64 { return float64(d.ValueMin+d.ValueMax) / 2 }
+
+// Info is the dataset as reported in results.
+func (d Dataset) Info() api.DatasetInfo {
+	return api.DatasetInfo{Num: d.Num, KeySize: int32(d.KeySize), ValueSizeAvg: d.ValueAvg(),
+		Bytes: int64(float64(d.Num) * (float64(d.KeySize) + d.ValueAvg()))}
+}
+
+// ResolveDataset applies defaults and checks the spec; sizes of 0 or absurd ones are errors.
+func ResolveDataset(s api.DatasetSpec) (Dataset, error) {
+	d := Dataset{KeySize: int(s.KeySize), ValueMin: int(s.ValueSize), PrefixSize: int(s.PrefixSize),
+		KeysPerPrefix: s.KeysPerPrefix, Seed: uint64(s.Seed), LoadMode: s.LoadMode, KeyOrder: s.KeyOrder}
+	if d.KeySize == 0 {
+		d.KeySize = DefaultKeySize
+	}
+	if d.KeySize < 1 || d.KeySize > 1024 {
+		return d, fmt.Errorf("key size %d out of range [1, 1024]", d.KeySize)
+	}
+	if s.ValueSizeRange != nil {
+		d.ValueMin, d.ValueMax = int(s.ValueSizeRange.Min), int(s.ValueSizeRange.Max)
+		if d.ValueMin < 0 || d.ValueMax < d.ValueMin || d.ValueMax > 64<<20 {
+			return d, fmt.Errorf("value size range [%d, %d] invalid (0 <= min <= max <= 64Mi)", d.ValueMin, d.ValueMax)
+		}
+	} else {
+		if s.ValueSize == 0 {
+			d.ValueMin = DefaultValueSize
+		}
+		if d.ValueMin < 0 || d.ValueMin > 64<<20 {
+			return d, fmt.Errorf("value size %d out of range [0, 64Mi]", d.ValueMin)
+		}
+		d.ValueMax = d.ValueMin
+	}
+	switch {
+	case s.Size != nil && s.Num != nil:
+		return d, fmt.Errorf("dataset: set size or num, not both")
+	case s.Size != nil:
+		b := s.Size.Value()
+		if b <= 0 {
+			return d, fmt.Errorf("dataset size %s must be positive", s.Size.String())
+		}
+		d.Num = int64(math.Round(float64(b) / (float64(d.KeySize) + d.ValueAvg())))
+		if d.Num < 1 {
+			return d, fmt.Errorf("dataset size %s is smaller than one key-value pair", s.Size.String())
+		}
+	case s.Num != nil:
+		d.Num = *s.Num
+	default:
+		d.Num = DefaultNum
+	}
+	if d.Num < 1 {
+		return d, fmt.Errorf("num %d must be at least 1", d.Num)
+	}
+	if d.Num > maxKeys {
+		return d, fmt.Errorf("num %d is absurd (more than %d keys)", d.Num, maxKeys)
+	}
+	d.Ratio = 0.5
+	if s.CompressionRatioPercent > 0 {
+		if s.CompressionRatioPercent > 100 {
+			return d, fmt.Errorf("compression ratio %d%% out of range (1..100)", s.CompressionRatioPercent)
+		}
+		d.Ratio = float64(s.CompressionRatioPercent) / 100
+	}
+	if d.PrefixSize < 0 || d.PrefixSize > d.KeySize || d.KeysPerPrefix < 0 {
+		return d, fmt.Errorf("prefix size %d / keys per prefix %d invalid for key size %d", d.PrefixSize, d.KeysPerPrefix, d.KeySize)
+	}
+	if d.Seed == 0 {
+		d.Seed = defaultSeed
+	}
+	if d.LoadMode == "" {
+		d.LoadMode = api.LoadBulk
+	}
+	switch d.LoadMode {
+	case api.LoadBulk, api.LoadFillSeq, api.LoadFillRandom, api.LoadExisting, api.LoadNone:
+	default:
+		return d, fmt.Errorf("unknown load mode %q (bulk, fillseq, fillrandom, existing, none)", d.LoadMode)
+	}
+	return d, nil
+}
+
+// validWorkloads are the names Run accepts.
+var validWorkloads = map[api.WorkloadName]bool{
+	api.WorkloadFillSeq: true, api.WorkloadFillRandom: true, api.WorkloadFillUniqueRandom: true,
+	api.WorkloadOverwrite: true, api.WorkloadFillSync: true, api.WorkloadReadSeq: true,
+	api.WorkloadReadReverse: true, api.WorkloadReadRandom: true, api.WorkloadReadMissing: true,
+	api.WorkloadReadWhileWriting: true, api.WorkloadReadRandomWriteRandom: true,
+	api.WorkloadSeekRandom: true, api.WorkloadDeleteSeq: true, api.WorkloadDeleteRandom: true,
+	api.WorkloadUpdateRandom: true, api.WorkloadPulse: true, api.WorkloadYCSB: true, api.WorkloadDBBench: true,
+}
+
+// Validate checks a whole RunnerConfig before anything is opened, so bad input fails fast with
+// one clear message.
+func Validate(cfg *api.RunnerConfig) error {
+	if _, err := ResolveDataset(cfg.Dataset); err != nil {
+		return err
+	}
+	if cfg.DBPath == "" {
+		return fmt.Errorf("no database path (dbPath / --db)")
+	}
+	switch cfg.CacheMode {
+	case "", api.CacheWarm, api.CacheCold, api.CacheDirect:
+	default:
+		return fmt.Errorf("unknown cache mode %q (warm, cold, direct)", cfg.CacheMode)
+	}
+	if cfg.Repeat < 0 || cfg.Repeat > 1000 {
+		return fmt.Errorf("repeat %d out of range [0, 1000]", cfg.Repeat)
+	}
+	for _, t := range cfg.Threads {
+		if t < 1 || t > 1024 {
+			return fmt.Errorf("thread count %d out of range [1, 1024]", t)
+		}
+	}
+	if len(cfg.Workloads) == 0 {
+		return fmt.Errorf("no workloads (--benchmarks)")
+	}
+	for i, w := range cfg.Workloads {
+		if !validWorkloads[w.Name] {
+			return fmt.Errorf("unknown workload %q", w.Name)
+		}
+		for _, t := range w.Threads {
+			if t < 1 || t > 1024 {
+				return fmt.Errorf("workload %s: thread count %d out of range [1, 1024]", w.Name, t)
+			}
+		}
+		if w.Num != nil && (*w.Num < 1 || *w.Num > maxKeys) {
+			return fmt.Errorf("workload %s: num %d out of range [1, %d]", w.Name, *w.Num, maxKeys)
+		}
+		if w.Duration != nil && w.Duration.Duration < 0 {
+			return fmt.Errorf("workload %s: negative duration", w.Name)
+		}
+		if w.ReadWritePercent != nil && (*w.ReadWritePercent < 0 || *w.ReadWritePercent > 100) {
+			return fmt.Errorf("workload %s: readwritepercent %d out of range [0, 100]", w.Name, *w.ReadWritePercent)
+		}
+		if w.SeekNexts != nil && *w.SeekNexts < 0 {
+			return fmt.Errorf("workload %s: negative seek_nexts", w.Name)
+		}
+		if w.WritesPerSecond != nil && *w.WritesPerSecond < 0 {
+			return fmt.Errorf("workload %s: negative write rate", w.Name)
+		}
+		switch w.Name {
+		case api.WorkloadPulse:
+			if w.Pulse == nil {
+				return fmt.Errorf("workload %d (pulse) needs a pulse spec", i)
+			}
+			p := w.Pulse
+			if p.Rounds < 1 || p.Reads < 0 || p.Writes < 0 || p.Deletes < 0 || p.Interval.Duration < 0 {
+				return fmt.Errorf("pulse: rounds must be >= 1 and reads/writes/deletes/interval >= 0")
+			}
+		case api.WorkloadYCSB:
+			if w.YCSB == nil {
+				return fmt.Errorf("workload %d (ycsb) needs a ycsb spec", i)
+			}
+			if _, err := ycsbMix(w.YCSB); err != nil {
+				return err
+			}
+		case api.WorkloadDBBench:
+			if len(w.DBBenchArgs) == 0 {
+				return fmt.Errorf("workload dbbench needs dbBenchArgs")
+			}
+		}
+	}
+	return nil
+}
+
+func durationOf(w api.WorkloadSpec) time.Duration {
+	if w.Duration == nil {
+		return 0
+	}
+	return w.Duration.Duration
+}

@@ -1,0 +1,311 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/runner/engine"
+	"github.com/kvbench/kvbench-operator/runner/hist"
+	"github.com/kvbench/kvbench-operator/runner/keygen"
+)
+
+// opsLimit is the per-thread operation count: the workload's num, else the dataset's key count;
+// with a duration and no explicit num the phase runs for the duration only (as db_bench does).
+func opsLimit(w api.WorkloadSpec, ds Dataset) int64 {
+	if w.Num != nil {
+		return *w.Num
+	}
+	if durationOf(w) > 0 {
+		return 1 << 62
+	}
+	return ds.Num
+}
+
+// dbBenchPhase builds the phase for a db_bench workload name on db.
+func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, seedSalt uint64) (*phase, error) {
+	keys := ds.Keys()
+	num := uint64(ds.Num)
+	limit := opsLimit(w, ds)
+	p := &phase{name: string(w.Name), threads: threads, duration: durationOf(w), kinds: []opKind{opWrite}}
+	if limit < 1<<62 {
+		p.expected = limit * int64(threads)
+	}
+	write := func(t *thread, v uint64) error {
+		val := t.values.Next()
+		if err := db.Put(keys.Put(t.key, v), val); err != nil {
+			return err
+		}
+		t.bytes += int64(len(t.key) + len(val))
+		t.done(opWrite)
+		return nil
+	}
+	switch w.Name {
+	case api.WorkloadFillSeq:
+		p.work = func(t *thread) error {
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				if err := write(t, uint64(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case api.WorkloadFillRandom, api.WorkloadOverwrite:
+		p.work = func(t *thread) error {
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				if err := write(t, t.rand.Uint64n(num)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case api.WorkloadFillUniqueRandom:
+		p.work = func(t *thread) error {
+			perm := keygen.NewPermutation(num, ds.Seed+seedSalt+uint64(t.id))
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				if err := write(t, perm.At(uint64(i)%num)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case api.WorkloadFillSync:
+		// db_bench runs fillsync with num/1000 operations.
+		n := max(limit/1000, 1)
+		if w.Num != nil {
+			n = limit
+		}
+		if p.expected > 0 {
+			p.expected = n * int64(threads)
+		}
+		p.work = func(t *thread) error {
+			for i := int64(0); i < n && !t.stopped(); i++ {
+				val := t.values.Next()
+				if err := db.PutSync(keys.Put(t.key, t.rand.Uint64n(num)), val); err != nil {
+					return err
+				}
+				t.bytes += int64(len(t.key) + len(val))
+				t.done(opWrite)
+			}
+			return nil
+		}
+	case api.WorkloadReadSeq, api.WorkloadReadReverse:
+		p.kinds = []opKind{opRead}
+		reverse := w.Name == api.WorkloadReadReverse
+		p.work = func(t *thread) error {
+			it := db.NewIterator()
+			defer it.Close()
+			if reverse {
+				it.SeekToLast()
+			} else {
+				it.SeekToFirst()
+			}
+			for i := int64(0); i < limit && it.Valid() && !t.stopped(); i++ {
+				t.bytes += int64(len(it.Key()) + it.ValueSize())
+				if reverse {
+					it.Prev()
+				} else {
+					it.Next()
+				}
+				t.done(opRead)
+			}
+			return it.Err()
+		}
+	case api.WorkloadReadRandom, api.WorkloadReadMissing:
+		p.kinds = []opKind{opRead}
+		p.countReads = true
+		rk := keys
+		if w.Name == api.WorkloadReadMissing {
+			// db_bench's readmissing reads with key_size+1: a '0' appended, never found.
+			rk.KeySize++
+		}
+		p.work = func(t *thread) error {
+			key := rk.Make()
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				found, n, err := db.Get(rk.Put(key, t.rand.Uint64n(num)))
+				if err != nil {
+					return err
+				}
+				t.reads++
+				if found {
+					t.found++
+					t.bytes += int64(len(key) + n)
+				}
+				t.done(opRead)
+			}
+			return nil
+		}
+	case api.WorkloadReadWhileWriting:
+		p.kinds = []opKind{opRead}
+		p.countReads = true
+		p.work = readRandomWork(db, keys, num, limit)
+		rate := int64(0)
+		if w.WritesPerSecond != nil {
+			rate = *w.WritesPerSecond
+		}
+		p.background = func(ctx context.Context, base time.Time) (*thread, error) {
+			return backgroundWriter(ctx, db, ds, base, rate, seedSalt)
+		}
+	case api.WorkloadReadRandomWriteRandom:
+		p.kinds = []opKind{opRead, opWrite}
+		p.countReads = true
+		pct := uint64(90)
+		if w.ReadWritePercent != nil {
+			pct = uint64(*w.ReadWritePercent)
+		}
+		p.work = func(t *thread) error {
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				v := t.rand.Uint64n(num)
+				if t.rand.Uint64n(100) < pct {
+					found, n, err := db.Get(keys.Put(t.key, v))
+					if err != nil {
+						return err
+					}
+					t.reads++
+					if found {
+						t.found++
+						t.bytes += int64(len(t.key) + n)
+					}
+					t.done(opRead)
+				} else if err := write(t, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case api.WorkloadSeekRandom:
+		p.kinds = []opKind{opSeek}
+		p.countReads = true
+		nexts := 0
+		if w.SeekNexts != nil {
+			nexts = int(*w.SeekNexts)
+		}
+		p.work = func(t *thread) error {
+			it := db.NewIterator()
+			defer it.Close()
+			sn, native := it.(engine.SeekNexter)
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				key := keys.Put(t.key, t.rand.Uint64n(num))
+				var found bool
+				var n int
+				if native {
+					found, n = sn.SeekNexts(key, nexts)
+				} else {
+					found, n = engine.GenericSeekNexts(it, key, nexts)
+				}
+				t.reads++
+				if found {
+					t.found++
+				}
+				t.bytes += int64(n)
+				t.done(opSeek)
+			}
+			return it.Err()
+		}
+	case api.WorkloadDeleteSeq, api.WorkloadDeleteRandom:
+		p.kinds = []opKind{opDelete}
+		seq := w.Name == api.WorkloadDeleteSeq
+		p.work = func(t *thread) error {
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				v := uint64(i)
+				if !seq {
+					v = t.rand.Uint64n(num)
+				}
+				if err := db.Delete(keys.Put(t.key, v)); err != nil {
+					return err
+				}
+				t.done(opDelete)
+			}
+			return nil
+		}
+	case api.WorkloadUpdateRandom:
+		p.kinds = []opKind{opUpdate}
+		p.countReads = true
+		p.work = func(t *thread) error {
+			for i := int64(0); i < limit && !t.stopped(); i++ {
+				key := keys.Put(t.key, t.rand.Uint64n(num))
+				found, n, err := db.Get(key)
+				if err != nil {
+					return err
+				}
+				t.reads++
+				if found {
+					t.found++
+					t.bytes += int64(len(key) + n)
+				}
+				val := t.values.Next()
+				if err := db.Put(key, val); err != nil {
+					return err
+				}
+				t.bytes += int64(len(key) + len(val))
+				t.done(opUpdate)
+			}
+			return nil
+		}
+	default:
+		return nil, fmt.Errorf("workload %q is not a db_bench workload", w.Name)
+	}
+	return p, nil
+}
+
+func readRandomWork(db engine.DB, keys keygen.Keys, num uint64, limit int64) func(t *thread) error {
+	return func(t *thread) error {
+		for i := int64(0); i < limit && !t.stopped(); i++ {
+			found, n, err := db.Get(keys.Put(t.key, t.rand.Uint64n(num)))
+			if err != nil {
+				return err
+			}
+			t.reads++
+			if found {
+				t.found++
+				t.bytes += int64(len(t.key) + n)
+			}
+			t.done(opRead)
+		}
+		return nil
+	}
+}
+
+// backgroundWriter is readwhilewriting's writer: random overwrites until ctx ends, at rate
+// writes/s if rate > 0. Latency counts from each write's scheduled time (coordinated omission):
+// if a write stalls, the writes queued behind it are charged the wait.
+func backgroundWriter(ctx context.Context, db engine.DB, ds Dataset, base time.Time, rate int64, salt uint64) (*thread, error) {
+	keys := ds.Keys()
+	seed := ds.Seed*31 + salt + 0xbadc0ffee
+	t := &thread{rand: keygen.NewRand(seed), key: keys.Make(),
+		values: keygen.NewValues(seed, ds.Ratio, ds.ValueMin, ds.ValueMax), base: base}
+	t.hists[opWrite] = hist.New()
+	t.start = t.now()
+	t.last = t.start
+	num := uint64(ds.Num)
+	var interval time.Duration
+	if rate > 0 {
+		interval = time.Second / time.Duration(rate)
+		if interval <= 0 {
+			interval = 1
+		}
+	}
+	for i := int64(0); ctx.Err() == nil; i++ {
+		intended := t.last
+		if interval > 0 {
+			intended = t.start + time.Duration(i)*interval
+			if wait := intended - t.now(); wait > 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(wait):
+				}
+				if ctx.Err() != nil {
+					break
+				}
+			}
+		}
+		val := t.values.Next()
+		if err := db.Put(keys.Put(t.key, t.rand.Uint64n(num)), val); err != nil {
+			return t, err
+		}
+		t.doneAt(opWrite, intended)
+	}
+	t.end = t.now()
+	return t, nil
+}

@@ -1,0 +1,165 @@
+// Command kvbench-runner runs db_bench-compatible benchmarks against RocksDB, LevelDB and Pebble.
+//
+//	kvbench-runner bench --engine=rocksdb --db=/tmp/x --benchmarks=fillseq,readrandom --num=1000000
+//	kvbench-runner run --config-json='<RunnerConfig>' --json=result.json --summary-file=/dev/termination-log
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/runner/bench"
+	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
+	"github.com/kvbench/kvbench-operator/runner/report"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// outputs are where a run's results go, shared by both subcommands.
+type outputs struct {
+	jsonPath    string
+	summaryPath string
+	metricsAddr string
+	histogram   bool
+}
+
+func run(args []string) int {
+	root := &cobra.Command{
+		Use:           "kvbench-runner",
+		Short:         "db_bench-compatible key-value storage engine benchmarks (rocksdb, leveldb, pebble)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(runCmd(), benchCmd())
+	root.SetArgs(normalizeArgs(args))
+	if err := root.Execute(); err != nil {
+		// One line, whatever failed.
+		fmt.Fprintf(os.Stderr, "kvbench-runner: error: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		return 1
+	}
+	return 0
+}
+
+// normalizeArgs accepts db_bench's single-dash long flags (-disable_wal) as --disable_wal.
+func normalizeArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func (o *outputs) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.jsonPath, "json", "", "write the full JSON result to this file")
+	cmd.Flags().StringVar(&o.summaryPath, "summary-file", "", "write the compact summary (at most 4096 bytes) to this file")
+	cmd.Flags().StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus progress metrics on this address (e.g. :8080)")
+}
+
+func runCmd() *cobra.Command {
+	var o outputs
+	var configJSON, configFile string
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a RunnerConfig (as the operator does)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data := []byte(configJSON)
+			if configFile != "" {
+				var err error
+				if data, err = os.ReadFile(configFile); err != nil {
+					return err
+				}
+			}
+			if len(data) == 0 {
+				return errors.New("no config: pass --config-json or --config")
+			}
+			var cfg api.RunnerConfig
+			dec := json.NewDecoder(strings.NewReader(string(data)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&cfg); err != nil {
+				return fmt.Errorf("config: %v", err)
+			}
+			return execute(cfg, o)
+		},
+	}
+	cmd.Flags().StringVar(&configJSON, "config-json", "", "the RunnerConfig as JSON")
+	cmd.Flags().StringVar(&configFile, "config", "", "a file holding the RunnerConfig as JSON")
+	cmd.Flags().BoolVar(&o.histogram, "histogram", false, "print latency histograms after each phase")
+	o.flags(cmd)
+	return cmd
+}
+
+// execute runs cfg and writes every output; results of completed phases are written also when
+// the run fails.
+func execute(cfg api.RunnerConfig, o outputs) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := bench.Options{Stdout: os.Stdout, Stderr: os.Stderr, Histogram: o.histogram}
+	if o.metricsAddr != "" {
+		m := newMetrics()
+		closeFn, err := m.serve(o.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics: %v", err)
+		}
+		defer closeFn()
+		opts.Observer = m
+	}
+	if o.jsonPath != "" {
+		// Keep the file current, so a killed run still leaves its finished phases behind.
+		opts.OnPhase = func(r *api.Result) { _ = writeJSON(o.jsonPath, r, true) }
+	}
+	res, runErr := bench.Run(ctx, cfg, opts)
+	var werr error
+	if o.jsonPath != "" {
+		werr = writeJSON(o.jsonPath, res, true)
+	}
+	if o.summaryPath != "" {
+		if err := writeJSON(o.summaryPath, report.Summarize(res), false); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if werr != nil {
+		return fmt.Errorf("writing results: %v", werr)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any, indent bool) error {
+	var b []byte
+	var err error
+	if indent {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err = os.Stdout.Write(append(b, '\n'))
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		_ = os.MkdirAll(dir, 0o755)
+	}
+	// Not via a temp file: /dev/termination-log is a file we may write but not replace.
+	return os.WriteFile(path, b, 0o644)
+}

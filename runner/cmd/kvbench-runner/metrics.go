@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+// metrics exposes live progress for Prometheus while the runner works; it implements
+// bench.Observer.
+type metrics struct {
+	reg       *prometheus.Registry
+	ops       *prometheus.CounterVec
+	rate      *prometheus.GaugeVec
+	phase     *prometheus.GaugeVec
+	completed prometheus.Counter
+
+	mu      sync.Mutex
+	lastOps int64
+	current prometheus.Labels
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.ops = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kvbench_runner_operations_total",
+		Help: "Operations completed, by workload and thread count."}, []string{"workload", "threads"})
+	m.rate = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kvbench_runner_ops_per_second",
+		Help: "Throughput over the last report interval."}, []string{"workload", "threads"})
+	m.phase = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kvbench_runner_phase_info",
+		Help: "1 for the phase running now."}, []string{"workload", "threads", "iteration"})
+	m.completed = prometheus.NewCounter(prometheus.CounterOpts{Name: "kvbench_runner_phases_completed_total",
+		Help: "Phases finished."})
+	m.reg.MustRegister(m.ops, m.rate, m.phase, m.completed)
+	return m
+}
+
+// serve listens on addr; the listener error is returned at once (e.g. port in use).
+func (m *metrics) serve(addr string) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err // metrics are best effort once the run has started
+		}
+	}()
+	return func() { _ = srv.Close() }, nil
+}
+
+func (m *metrics) PhaseStarted(workload string, threads, iteration int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.phase.Reset()
+	m.current = prometheus.Labels{"workload": workload, "threads": strconv.Itoa(threads), "iteration": strconv.Itoa(iteration)}
+	m.phase.With(m.current).Set(1)
+	m.lastOps = 0
+}
+
+func (m *metrics) Progress(workload string, threads int, ops int64, opsPerSec float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := prometheus.Labels{"workload": workload, "threads": strconv.Itoa(threads)}
+	if d := ops - m.lastOps; d > 0 {
+		m.ops.With(l).Add(float64(d))
+	}
+	m.lastOps = ops
+	m.rate.With(l).Set(opsPerSec)
+}
+
+func (m *metrics) PhaseFinished(r *api.PhaseResult) {
+	m.Progress(r.Workload, int(r.Threads), r.Ops, r.OpsPerSec)
+	m.completed.Inc()
+}
