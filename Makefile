@@ -65,3 +65,33 @@ verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, 
 test: deps envtest-assets verify ## Everything CI runs: verify, unit, runner (real engines) and envtest suites.
 	KUBEBUILDER_ASSETS=$$(K8S_VERSION=$(K8S_VERSION) WHAT="kube-apiserver etcd" hack/k8s-binaries.sh) \
 		go test $(GO_TEST_FLAGS) ./...
+
+##@ Cluster (local single-node e2e cluster; owner: cluster/e2e. See docs/cluster.md)
+
+.PHONY: cluster-up
+cluster-up: ## Start the local single-node cluster (root; builds and caches Kubernetes binaries once).
+	K8S_VERSION=$(K8S_VERSION) hack/cluster-up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and restore the host (keeps etcd data; cluster-wipe deletes it).
+	hack/cluster-down.sh
+
+.PHONY: cluster-wipe
+cluster-wipe: ## Stop the local cluster and delete its state.
+	hack/cluster-down.sh --wipe
+
+.PHONY: monitoring-build
+monitoring-build: ## Build prometheus-operator, Prometheus and the monitoring CRDs from Go modules (cached).
+	hack/monitoring-build.sh >/dev/null
+
+.PHONY: prometheus
+prometheus: ## Install prometheus-operator and a Prometheus into the running local cluster.
+	hack/prometheus.sh install
+
+.PHONY: chart-sync
+chart-sync: ## Copy the CRD and RBAC rules from config/ into charts/kvbench-operator.
+	hack/sync-chart.sh
+
+.PHONY: chart-test
+chart-test: ## helm lint --strict and rendering checks of charts/kvbench-operator (no cluster needed).
+	hack/chart-test.sh

@@ -42,7 +42,9 @@ for w in $missing; do
   t=$(date +%s)
   case $w in
     etcd) CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$OUT/etcd.tmp" go.etcd.io/etcd/server/v3 ;;
-    *) go list "k8s.io/kubernetes/cmd/$w" >/dev/null 2>&1 || go get "k8s.io/kubernetes/cmd/$w@$K8S_VERSION" >&2
+    *) # go.sum may lack this command's dependencies (the module was made for another command);
+       # go get at the pinned version adds them and is a no-op when they are there.
+       go get "k8s.io/kubernetes/cmd/$w@$K8S_VERSION" >&2
        CGO_ENABLED=0 go build -trimpath -ldflags "$LDF" -o "$OUT/$w.tmp" "k8s.io/kubernetes/cmd/$w" ;;
   esac
   mv "$OUT/$w.tmp" "$OUT/$w"   # only a finished binary gets the final name

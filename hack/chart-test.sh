@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# chart-test.sh: lint and rendering checks for charts/kvbench-operator, no cluster needed.
+# Uses the pinned Helm from hack/tools.sh (built once from its Go module). Exit status 1 on any failure.
+#   - helm lint --strict (defaults, and with every optional part on)
+#   - crds/ equals config/crd/bases and the RBAC rules equal config/rbac (hack/sync-chart.sh --check)
+#   - ServiceMonitor/PodMonitor only when monitoring.coreos.com/v1 is served, or when forced
+#   - values.schema.json rejects bad values (image tag latest, maxConcurrentRuns 0, unknown keys)
+#   - the Deployment's flags exist in main.go (once main.go exists), the image and args come from values
+#   - every rendered manifest parses, carries the chart labels, and the RBAC has no wildcards
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CHART=$ROOT/charts/kvbench-operator
+HELM=${HELM:-$("$ROOT/hack/tools.sh" helm)}
+export HELM_CACHE_HOME=$(mktemp -d) HELM_CONFIG_HOME=$(mktemp -d) HELM_DATA_HOME=$(mktemp -d)
+trap 'rm -rf "$HELM_CACHE_HOME" "$HELM_CONFIG_HOME" "$HELM_DATA_HOME"' EXIT
+fails=0; n=0
+ok() { n=$((n+1)); echo "ok   $*"; }
+bad() { n=$((n+1)); fails=$((fails+1)); echo "FAIL $*"; }
+render() { "$HELM" template t "$CHART" --namespace kvb-system --kube-version v1.33.0 "$@"; }
+kinds() { python3 -c 'import sys,yaml
+for d in yaml.safe_load_all(sys.stdin):
+    if d: print(d["kind"], d["metadata"]["name"])'; }
+
+if "$HELM" lint --strict "$CHART" >/tmp/chart-lint.$$ 2>&1; then ok "helm lint --strict"; else bad "helm lint --strict"; cat /tmp/chart-lint.$$; fi
+if "$HELM" lint --strict "$CHART" --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true \
+   --set runner.image=localhost/kvbench-runner:v9 --set 'operator.extraArgs={--zap-log-level=debug}' >/tmp/chart-lint.$$ 2>&1; then
+  ok "helm lint --strict with monitors forced and extra args"; else bad "helm lint --strict (forced)"; cat /tmp/chart-lint.$$; fi
+rm -f /tmp/chart-lint.$$
+if "$ROOT/hack/sync-chart.sh" --check; then ok "chart crds/ and RBAC rules in sync with config/"; else bad "chart out of sync with config/"; fi
+
+plain=$(render | kinds)
+echo "$plain" | grep -q '^ServiceMonitor ' && bad "ServiceMonitor rendered without the monitoring API" || ok "no ServiceMonitor/PodMonitor without monitoring.coreos.com/v1"
+echo "$plain" | grep -q '^PodMonitor ' && bad "PodMonitor rendered without the monitoring API" || true
+for k in "Deployment t-kvbench-operator" "Service t-kvbench-operator-metrics" "ServiceAccount t-kvbench-operator" \
+         "ClusterRole t-kvbench-operator" "ClusterRoleBinding t-kvbench-operator" "Role t-kvbench-operator-leader-election" \
+         "RoleBinding t-kvbench-operator-leader-election" "ConfigMap t-kvbench-operator-dashboard"; do
+  echo "$plain" | grep -qx "$k" && ok "renders $k" || bad "missing $k"
+done
+withapi=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --api-versions monitoring.coreos.com/v1/PodMonitor | kinds)
+echo "$withapi" | grep -qx 'ServiceMonitor t-kvbench-operator' && echo "$withapi" | grep -qx 'PodMonitor t-kvbench-operator-runners' \
+  && ok "ServiceMonitor + PodMonitor when the API is served" || bad "monitors missing although the API is served"
+forced=$(render --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true | kinds)
+echo "$forced" | grep -q '^ServiceMonitor ' && echo "$forced" | grep -q '^PodMonitor ' && ok "monitors rendered when forced" || bad "force did not render monitors"
+off=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --set monitoring.serviceMonitor.enabled=false --set grafana.dashboard.enabled=false | kinds)
+echo "$off" | grep -qE '^(ServiceMonitor|ConfigMap) ' && bad "enabled=false still renders" || ok "enabled=false switches monitor and dashboard off"
+
+for bad_vals in "image.tag=latest" "operator.maxConcurrentRuns=-1" "nosuchkey=1" "metrics.port=0" "monitoring.serviceMonitor.interval=5"; do
+  if render --set "$bad_vals" >/dev/null 2>&1; then bad "schema accepted $bad_vals"; else ok "schema rejects $bad_vals"; fi
+done
+
+# the Deployment: image, flags, security context, and flags that main.go defines
+out=$(render --set image.tag=v1.2.3 --set runner.image=localhost/kvbench-runner:v1.2.3 --set operator.maxConcurrentRuns=3)
+rendered=$(mktemp); echo "$out" >"$rendered"
+python3 - "$ROOT" "$rendered" <<'PY' && ok "Deployment image/args/securityContext, labels, RBAC without wildcards" || bad "Deployment/labels/RBAC checks"
+import sys, yaml, os, re
+root = sys.argv[1]
+docs = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
+errs = []
+for d in docs:
+    l = d["metadata"].get("labels", {})
+    if l.get("app.kubernetes.io/instance") != "t" or "helm.sh/chart" not in l:
+        errs.append(f'{d["kind"]} {d["metadata"]["name"]}: chart labels missing')
+    for r in d.get("rules", []) or []:
+        if "*" in r.get("verbs", []) or "*" in r.get("resources", []) or "*" in r.get("apiGroups", []):
+            errs.append(f'{d["kind"]} {d["metadata"]["name"]}: wildcard rule {r}')
+dep = next(d for d in docs if d["kind"] == "Deployment")
+c = dep["spec"]["template"]["spec"]["containers"][0]
+if c["image"] != "localhost/kvbench-operator:v1.2.3": errs.append("image " + c["image"])
+args = dict(a[2:].split("=", 1) for a in c["args"])
+want = {"runner-image": "localhost/kvbench-runner:v1.2.3", "max-concurrent-runs": "3", "leader-elect": "true",
+        "metrics-bind-address": ":8080", "health-probe-bind-address": ":8081",
+        "nvme-node-label": "feature.node.kubernetes.io/storage-nonrotationaldisk=true", "local-nvme-storage-class": "local-nvme", "unschedulable-timeout": "10m"}
+for k, v in want.items():
+    if args.get(k) != v: errs.append(f"arg --{k}={args.get(k)} want {v}")
+sc = c["securityContext"]
+if not (sc.get("readOnlyRootFilesystem") and sc.get("allowPrivilegeEscalation") is False and sc["capabilities"]["drop"] == ["ALL"]):
+    errs.append("container securityContext not restricted")
+if not dep["spec"]["template"]["spec"]["securityContext"].get("runAsNonRoot"): errs.append("runAsNonRoot missing")
+main = os.path.join(root, "main.go")
+if os.path.exists(main):
+    src = open(main).read()
+    for k in args:
+        if not re.search(r'"%s"' % re.escape(k), src): errs.append(f"main.go defines no flag {k!r}")
+else:
+    print("  (main.go not there yet: flag names not checked against it)")
+for e in errs: print("  " + e)
+sys.exit(1 if errs else 0)
+PY
+rm -f "$rendered"
+echo "$n checks, $fails failed"
+[ $fails = 0 ]
