@@ -1,0 +1,84 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/test/envtest"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
+)
+
+var _ = Describe("config/samples", func() {
+	It("are all accepted by the API server", func() {
+		files, err := filepath.Glob(filepath.Join(envtest.RepoRoot(), "config", "samples", "kvbench_*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(len(files)).To(BeNumerically(">=", 4))
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			Expect(err).NotTo(HaveOccurred())
+			u := &unstructured.Unstructured{}
+			Expect(yaml.Unmarshal(raw, &u.Object)).To(Succeed(), f)
+			u.SetNamespace(ns)
+			Expect(k8s.Create(context.Background(), u, client.DryRunAll)).To(Succeed(), f)
+		}
+	})
+})
+
+var _ = Describe("kubectl get kvb columns", func() {
+	It("show engines, dataset, medium, phase, the headline ops/s and p99, and more with -o wide", func() {
+		ctx := context.Background()
+		b := w.MakeKVBenchmark("columns", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).DatasetSize("100Mi").Obj()
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, b))).To(Succeed()) })
+		b.Status = kvv1.KVBenchmarkStatus{Phase: kvv1.PhaseSucceeded, Progress: "2/2", Engines: "rocksdb,pebble",
+			Headline: &kvv1.Headline{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 4, OpsPerSec: 130339, P99Micros: ptr.To(12.5)}}
+		Expect(k8s.Status().Update(ctx, b)).To(Succeed())
+
+		hc, err := rest.HTTPClientFor(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(testEnv.Config.Host, "/")+"/apis/kvbench.io/v1alpha1/namespaces/"+ns+"/kvbenchmarks/columns", nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		resp, err := hc.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), req.URL.String()+": "+string(body))
+		var table metav1.Table
+		Expect(json.Unmarshal(body, &table)).To(Succeed())
+		cells := map[string]any{}
+		priority := map[string]int32{}
+		for i, c := range table.ColumnDefinitions {
+			cells[c.Name] = table.Rows[0].Cells[i]
+			priority[c.Name] = c.Priority
+		}
+		Expect(cells).To(HaveKeyWithValue("Engines", "rocksdb,pebble"))
+		Expect(cells).To(HaveKeyWithValue("Dataset", "100Mi"))
+		Expect(cells).To(HaveKeyWithValue("Medium", "tmpfs"))
+		Expect(cells).To(HaveKeyWithValue("Phase", "Succeeded"))
+		Expect(cells).To(HaveKeyWithValue("Ops/s", BeNumerically("==", 130339)))
+		Expect(cells).To(HaveKeyWithValue("P99(us)", BeNumerically("==", 12.5)))
+		Expect(cells).To(HaveKey("Age"))
+		Expect(cells).To(HaveKeyWithValue("Runs", "2/2"))
+		Expect(cells).To(HaveKeyWithValue("Result-Engine", "pebble"))
+		Expect(cells).To(HaveKeyWithValue("Workload", "readrandom"))
+		Expect(cells).To(HaveKeyWithValue("Threads", BeNumerically("==", 4)))
+		Expect(priority["Runs"]).To(Equal(int32(1)), "Runs is an -o wide column")
+		Expect(priority["Ops/s"]).To(Equal(int32(0)))
+	})
+})

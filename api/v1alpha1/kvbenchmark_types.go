@@ -1,0 +1,362 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// StorageMedium is where a run's database lives.
+// +kubebuilder:validation:Enum=tmpfs;localNVMe;persistentVolume
+type StorageMedium string
+
+const (
+	// MediumTmpfs is an emptyDir with medium Memory; its pages are charged to the pod's memory limit.
+	MediumTmpfs StorageMedium = "tmpfs"
+	// MediumLocalNVMe is a generic ephemeral PVC from a local-volume StorageClass (WaitForFirstConsumer)
+	// on a node that carries the operator's NVMe label.
+	MediumLocalNVMe StorageMedium = "localNVMe"
+	// MediumPersistentVolume is a generic ephemeral PVC from any StorageClass.
+	MediumPersistentVolume StorageMedium = "persistentVolume"
+)
+
+// CleanupPolicy says what happens to a run's Job (pod and volume) after the run finished.
+// +kubebuilder:validation:Enum=DeleteJobs;Keep
+type CleanupPolicy string
+
+const (
+	// CleanupDeleteJobs deletes a finished run's Job, pod and volume ttlSecondsAfterFinished after it
+	// finished. The KVBenchmark and the results in its status stay.
+	CleanupDeleteJobs CleanupPolicy = "DeleteJobs"
+	// CleanupKeep keeps Jobs until the KVBenchmark is deleted (owner references then remove them).
+	CleanupKeep CleanupPolicy = "Keep"
+)
+
+// BenchmarkPhase is the lifecycle of a KVBenchmark.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type BenchmarkPhase string
+
+const (
+	PhasePending   BenchmarkPhase = "Pending"
+	PhaseRunning   BenchmarkPhase = "Running"
+	PhaseSucceeded BenchmarkPhase = "Succeeded"
+	PhaseFailed    BenchmarkPhase = "Failed"
+)
+
+// Condition types of a KVBenchmark.
+const (
+	// ConditionRunning is True while at least one run's Job exists and has not finished.
+	ConditionRunning = "Running"
+	// ConditionSucceeded is True when every run finished with results and no error.
+	ConditionSucceeded = "Succeeded"
+	// ConditionFailed is True as soon as one run failed; the benchmark ends Failed.
+	ConditionFailed = "Failed"
+)
+
+// Run failure (and waiting) reasons, in status.runs[*].reason.
+const (
+	ReasonOOMKilled        = "OOMKilled"
+	ReasonEvicted          = "Evicted"
+	ReasonDeadlineExceeded = "DeadlineExceeded"
+	ReasonImagePull        = "ImagePullFailed"
+	ReasonRunnerError      = "RunnerError"
+	ReasonResultMissing    = "ResultMissing"
+	ReasonUnschedulable    = "Unschedulable"
+	ReasonJobDeleted       = "JobDeleted"
+	ReasonJobFailed        = "JobFailed"
+	// ReasonWaitingForSlot: the operator's global concurrency limit holds the run back.
+	ReasonWaitingForSlot = "WaitingForSlot"
+)
+
+// KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
+// on the same kind of storage. The spec is immutable once created: results always describe the
+// spec that produced them; change the experiment by creating a new KVBenchmark.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: results must describe the spec that produced them; create a new KVBenchmark to change the experiment"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset.size) || !has(self.storage.size) || quantity(string(self.storage.size)).compareTo(quantity(string(self.dataset.size))) >= 0",message="storage.size must be at least dataset.size"
+// +kubebuilder:validation:XValidation:rule="self.storage.medium != 'tmpfs' || self.engines.all(e, quantity(string(self.resources.memory)).asInteger() >= (has(self.storage.size) ? quantity(string(self.storage.size)).asInteger() : (has(self.dataset.size) ? quantity(string(self.dataset.size)).asInteger() : (has(self.dataset.num) ? self.dataset.num * (self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0))) + (has(e.options) && has(e.options.cacheSize) ? quantity(string(e.options.cacheSize)).asInteger() : 0) + 268435456)",message="tmpfs: resources.memory must hold the dataset (or storage.size) plus the engine's cacheSize plus 256Mi overhead, because tmpfs pages are charged to the pod's memory limit"
+// +kubebuilder:validation:XValidation:rule="self.engines.all(e, !has(e.options) || !has(e.options.cacheSize) || quantity(string(self.resources.memory)).compareTo(quantity(string(e.options.cacheSize)).add(quantity('256Mi'))) >= 0)",message="resources.memory must exceed every engine's cacheSize by at least 256Mi (the memory limit caps block cache plus page cache)"
+// +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.engines.all(e, e.name == 'rocksdb')",message="cacheMode direct (O_DIRECT) is supported by rocksdb only"
+// +kubebuilder:validation:XValidation:rule="self.engines.all(e, !has(e.options) || !has(e.options.plainTable) || !e.options.plainTable || (has(self.dataset.prefixSize) && self.dataset.prefixSize > 0))",message="plainTable needs dataset.prefixSize > 0 (the prefix extractor length)"
+type KVBenchmarkSpec struct {
+	// Engines to compare; each gets its own runner pod (one run). Names are unique.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:XValidation:rule="self.all(e, e.name != 'leveldb' || !has(e.options) || !(has(e.options.maxWriteBufferNumber) || has(e.options.level0FileNumCompactionTrigger) || has(e.options.level0SlowdownWritesTrigger) || has(e.options.level0StopWritesTrigger) || has(e.options.maxBytesForLevelBase) || has(e.options.maxBackgroundJobs) || has(e.options.disableWAL) || has(e.options.mmapRead) || has(e.options.plainTable) || has(e.options.optimizeForPointLookup) || has(e.options.increaseParallelism)))",message="leveldb does not support the options maxWriteBufferNumber, level0FileNumCompactionTrigger, level0SlowdownWritesTrigger, level0StopWritesTrigger, maxBytesForLevelBase, maxBackgroundJobs, disableWAL, mmapRead, plainTable, optimizeForPointLookup, increaseParallelism"
+	// +kubebuilder:validation:XValidation:rule="self.all(e, e.name != 'pebble' || !has(e.options) || !(has(e.options.mmapRead) || has(e.options.plainTable) || has(e.options.optimizeForPointLookup) || has(e.options.increaseParallelism)))",message="pebble does not support the options mmapRead, plainTable, optimizeForPointLookup, increaseParallelism"
+	// +kubebuilder:validation:XValidation:rule="self.all(e, e.name != 'leveldb' || !has(e.options) || !has(e.options.compression) || !(e.options.compression in ['lz4', 'zstd']))",message="leveldb does not support compression lz4, zstd"
+	// +kubebuilder:validation:XValidation:rule="self.all(e, e.name != 'pebble' || !has(e.options) || !has(e.options.compression) || !(e.options.compression in ['lz4']))",message="pebble does not support compression lz4"
+	Engines []EngineSpec `json:"engines"`
+
+	// Dataset is loaded once per run, before the workloads.
+	// +kubebuilder:validation:XValidation:rule="has(self.size) != has(self.num)",message="dataset: set exactly one of size and num"
+	// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="dataset.size must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!has(self.valueSizeRange) || self.valueSizeRange.min <= self.valueSizeRange.max",message="dataset.valueSizeRange.min must not exceed max"
+	// +kubebuilder:validation:XValidation:rule="!has(self.prefixSize) || self.prefixSize <= self.keySize",message="dataset.prefixSize must not exceed keySize"
+	// +kubebuilder:validation:XValidation:rule="!has(self.keysPerPrefix) || self.keysPerPrefix == 0 || (has(self.prefixSize) && self.prefixSize > 0)",message="dataset.keysPerPrefix needs prefixSize > 0"
+	// +kubebuilder:validation:XValidation:rule="!has(self.loadMode) || self.loadMode != 'existing'",message="dataset.loadMode existing is not supported by the operator: every run starts on a fresh volume"
+	Dataset DatasetSpec `json:"dataset"`
+
+	// Workloads are the measured phases, in order. Each runs once per thread count.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(w, w.name != 'readwhilewriting' || has(w.writesPerSecond))",message="readwhilewriting needs writesPerSecond (the writer's target rate; 0 means unlimited)"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'ycsb') == has(w.ycsb))",message="a ycsb workload needs the ycsb block (workload letter A-F), and only ycsb workloads may set it"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'pulse') == has(w.pulse))",message="a pulse workload needs the pulse block, and only pulse workloads may set it"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'dbbench') == (has(w.dbBenchArgs) && size(w.dbBenchArgs) > 0))",message="a dbbench workload needs dbBenchArgs, and only dbbench workloads may set them"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.threads) || w.threads.all(t, t >= 1 && t <= 1024))",message="workload threads must be between 1 and 1024"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.duration) || duration(w.duration) > duration('0s'))",message="workload duration must be positive"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.readWritePercent) || w.name == 'readrandomwriterandom')",message="readWritePercent applies to readrandomwriterandom only"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.pulse) || duration(w.pulse.interval) > duration('0s'))",message="pulse.interval must be positive"
+	Workloads []WorkloadSpec `json:"workloads"`
+
+	// Threads is the sweep: every workload runs once per thread count, inside the run's pod, so the
+	// dataset is loaded once.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(t, t >= 1 && t <= 1024)",message="threads must be between 1 and 1024"
+	Threads []int32 `json:"threads"`
+
+	// Resources of each runner pod.
+	Resources BenchmarkResources `json:"resources"`
+
+	// Storage is where each run's database lives.
+	Storage StorageSpec `json:"storage"`
+
+	// Placement chooses nodes.
+	// +kubebuilder:default={}
+	// +optional
+	Placement PlacementSpec `json:"placement,omitempty"`
+
+	// CacheMode controls the page cache before each measured phase.
+	// +kubebuilder:default=warm
+	// +optional
+	CacheMode CacheMode `json:"cacheMode,omitempty"`
+
+	// Repeat runs the whole sweep this many times inside each run (results carry the iteration).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=1
+	// +optional
+	Repeat int32 `json:"repeat,omitempty"`
+
+	// RunnerImage overrides the operator's default runner image. It needs a version tag or digest
+	// (not latest), so that IfNotPresent never pulls a different build.
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[^ ]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$') && !self.endsWith(':latest')",message="runnerImage needs a version tag or a sha256 digest, and not :latest"
+	// +optional
+	RunnerImage string `json:"runnerImage,omitempty"`
+
+	// Deadline bounds each run's Job (activeDeadlineSeconds), from Job creation, including scheduling.
+	// +kubebuilder:default="24h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m')",message="deadline must be at least 1m"
+	// +optional
+	Deadline *metav1.Duration `json:"deadline,omitempty"`
+
+	// ReportInterval is the runner's time-series sampling interval.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('100ms')",message="reportInterval must be at least 100ms"
+	// +optional
+	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
+
+	// Cleanup of finished runs' Jobs.
+	// +kubebuilder:default={}
+	// +optional
+	Cleanup CleanupSpec `json:"cleanup,omitempty"`
+}
+
+// BenchmarkResources are a runner pod's limits; requests equal limits (Guaranteed QoS when cpu is set).
+type BenchmarkResources struct {
+	// Memory limit of the runner pod. It caps the page cache (the seeds' "eat the RAM" trick) and, for
+	// tmpfs, also holds the database.
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('256Mi')) >= 0",message="resources.memory must be at least 256Mi"
+	Memory resource.Quantity `json:"memory"`
+	// CPU limit of the runner pod; unset means no CPU limit.
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="resources.cpu must be greater than 0"
+	// +optional
+	CPU *resource.Quantity `json:"cpu,omitempty"`
+}
+
+// StorageSpec is the database volume of each run.
+// +kubebuilder:validation:XValidation:rule="self.medium == 'tmpfs' || has(self.size)",message="storage.size is required for localNVMe and persistentVolume (the PVC request)"
+// +kubebuilder:validation:XValidation:rule="self.medium != 'persistentVolume' || has(self.storageClassName)",message="storage.storageClassName is required for persistentVolume"
+// +kubebuilder:validation:XValidation:rule="self.medium != 'tmpfs' || !has(self.storageClassName)",message="storage.storageClassName does not apply to tmpfs"
+// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="storage.size must be greater than 0"
+type StorageSpec struct {
+	// Medium of the database volume.
+	Medium StorageMedium `json:"medium"`
+	// Size is the PVC request (localNVMe, persistentVolume) or the tmpfs sizeLimit (default: the
+	// memory limit minus cache and overhead).
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
+	// StorageClassName of the PVC. For localNVMe it defaults to the operator's --local-nvme-storage-class.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+}
+
+// PlacementSpec chooses the nodes runner pods land on.
+type PlacementSpec struct {
+	// NodeSelector is merged with the NVMe node label for localNVMe.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Affinity of the runner pods; the operator adds its anti-affinity term when exclusive.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+	// Tolerations of the runner pods.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	// Exclusive keeps other runners off a node while this one runs (required pod anti-affinity), so
+	// numbers are not polluted by a neighbour.
+	// +kubebuilder:default=true
+	// +optional
+	Exclusive *bool `json:"exclusive,omitempty"`
+}
+
+// CleanupSpec says when finished runs' Jobs go away.
+type CleanupSpec struct {
+	// Policy for finished runs' Jobs.
+	// +kubebuilder:default=DeleteJobs
+	// +optional
+	Policy CleanupPolicy `json:"policy,omitempty"`
+	// TTLSecondsAfterFinished is how long a finished run's Job (pod, logs, volume) is kept under DeleteJobs.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:default=600
+	// +optional
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// RunPhase is the lifecycle of one run (one engine's runner Job).
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type RunPhase string
+
+const (
+	RunPending   RunPhase = "Pending"
+	RunRunning   RunPhase = "Running"
+	RunSucceeded RunPhase = "Succeeded"
+	RunFailed    RunPhase = "Failed"
+)
+
+// RunStatus is one run: one engine's runner Job, with the runner's results.
+type RunStatus struct {
+	// Name of the run (the engine name).
+	Name   string     `json:"name"`
+	Engine EngineName `json:"engine"`
+	// JobName is the run's deterministic Job name.
+	JobName string   `json:"jobName"`
+	Phase   RunPhase `json:"phase"`
+	// Reason is a CamelCase reason for a failed or waiting run (OOMKilled, Evicted, DeadlineExceeded,
+	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot).
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Message is human readable detail: the runner's error text or the scheduler's message.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// NodeName the runner pod ran on.
+	// +optional
+	NodeName string `json:"nodeName,omitempty"`
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// EngineVersion the runner reported, e.g. "rocksdb 7.8.3".
+	// +optional
+	EngineVersion string `json:"engineVersion,omitempty"`
+	// Dataset as the runner resolved it.
+	// +optional
+	Dataset *DatasetInfo `json:"dataset,omitempty"`
+	// Load is the dataset preparation.
+	// +optional
+	Load *PhaseSummary `json:"load,omitempty"`
+	// Results are the measured phases (workload x thread count x iteration), in the order they ran.
+	// A failed run keeps the phases that completed.
+	// +optional
+	Results []PhaseSummary `json:"results,omitempty"`
+	// Truncated counts phases the runner left out of its bounded summary (see its result.json).
+	// +optional
+	Truncated int32 `json:"truncated,omitempty"`
+}
+
+// Headline is the result shown by kubectl get: the last measured phase of the last run with results.
+type Headline struct {
+	Engine   EngineName `json:"engine"`
+	Workload string     `json:"workload"`
+	Threads  int32      `json:"threads"`
+	// OpsPerSec rounded to an integer for display.
+	OpsPerSec int64 `json:"opsPerSec"`
+	// +optional
+	P99Micros *float64 `json:"p99Micros,omitempty"`
+}
+
+// KVBenchmarkStatus is observed state; the operator writes it once per reconcile.
+type KVBenchmarkStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +optional
+	Phase BenchmarkPhase `json:"phase,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Runs, one per engine, in spec order.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Runs []RunStatus `json:"runs,omitempty"`
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// +optional
+	Headline *Headline `json:"headline,omitempty"`
+	// Engines lists the engines, comma separated, for kubectl get (a printer column cannot join a list).
+	// +optional
+	Engines string `json:"engines,omitempty"`
+	// Progress is "finished/total" runs.
+	// +optional
+	Progress string `json:"progress,omitempty"`
+}
+
+// KVBenchmark runs key-value storage-engine benchmarks as Jobs and records their results.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=kvb,categories=kvbench
+// +kubebuilder:printcolumn:name="Engines",type=string,JSONPath=`.status.engines`
+// +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.spec.dataset.size`
+// +kubebuilder:printcolumn:name="Medium",type=string,JSONPath=`.spec.storage.medium`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.headline.opsPerSec`
+// +kubebuilder:printcolumn:name="P99(us)",type=number,JSONPath=`.status.headline.p99Micros`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Result-Engine",type=string,JSONPath=`.status.headline.engine`,priority=1
+// +kubebuilder:printcolumn:name="Workload",type=string,JSONPath=`.status.headline.workload`,priority=1
+// +kubebuilder:printcolumn:name="Threads",type=integer,JSONPath=`.status.headline.threads`,priority=1
+// +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,priority=1
+// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.resources.memory`,priority=1
+// +kubebuilder:printcolumn:name="Cache",type=string,JSONPath=`.spec.cacheMode`,priority=1
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name must be at most 50 characters (it prefixes Job names and label values)"
+type KVBenchmark struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec KVBenchmarkSpec `json:"spec"`
+	// +optional
+	Status KVBenchmarkStatus `json:"status,omitempty"`
+}
+
+// KVBenchmarkList is a list of KVBenchmarks.
+//
+// +kubebuilder:object:root=true
+type KVBenchmarkList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KVBenchmark `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&KVBenchmark{}, &KVBenchmarkList{})
+}

@@ -1,0 +1,242 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
+)
+
+const ns = "default"
+
+func base() *w.KVBenchmarkWrapper { return w.MakeKVBenchmark("bench", ns) }
+
+func dryRunCreate(obj client.Object) error {
+	return k8s.Create(context.Background(), obj, client.DryRunAll)
+}
+
+func wl(name kvv1.WorkloadName, f ...func(*kvv1.WorkloadSpec)) kvv1.WorkloadSpec {
+	s := kvv1.WorkloadSpec{Name: name}
+	for _, fn := range f {
+		fn(&s)
+	}
+	return s
+}
+
+func qty(s string) *resource.Quantity { return ptr.To(resource.MustParse(s)) }
+
+var _ = Describe("KVBenchmark validation", func() {
+	DescribeTable("rejects invalid specs with a specific message",
+		func(b *w.KVBenchmarkWrapper, wantMsg string) {
+			err := dryRunCreate(b.Obj())
+			Expect(err).To(HaveOccurred(), "the API server accepted an invalid spec")
+			Expect(err.Error()).To(ContainSubstring(wantMsg))
+			// A rule that errors while evaluating also rejects, but for the wrong reason.
+			Expect(err.Error()).NotTo(ContainSubstring("evaluating rule"))
+		},
+		Entry("dataset size 0", base().DatasetSize("0"), "dataset.size must be greater than 0"),
+		Entry("dataset size negative", base().DatasetSize("-1Gi"), "dataset.size must be greater than 0"),
+		Entry("dataset size and num both set", base().Dataset(func(d *kvv1.DatasetSpec) { d.Num = ptr.To[int64](10) }), "set exactly one of size and num"),
+		Entry("dataset size and num both unset", base().Dataset(func(d *kvv1.DatasetSpec) { d.Size = nil }), "set exactly one of size and num"),
+		Entry("dataset num 0", base().DatasetNum(0), "spec.dataset.num"),
+		Entry("thread count 0", base().Threads(1, 0), "threads must be between 1 and 1024"),
+		Entry("thread count 1025", base().Threads(1025), "threads must be between 1 and 1024"),
+		Entry("duplicate thread counts", base().Threads(4, 4), "Duplicate value"),
+		Entry("no thread counts", base().Threads(), "spec.threads"),
+		Entry("duplicate engines", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksDB), "Duplicate value"),
+		Entry("no engines", base().EngineNames(), "spec.engines"),
+		Entry("unknown engine", base().EngineNames("lmdb"), "Unsupported value: \"lmdb\""),
+		Entry("leveldb option it lacks (mmapRead)", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{MmapRead: ptr.To(true)}}), "leveldb does not support the options"),
+		Entry("pebble option it lacks (plainTable)", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 8 }).Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{PlainTable: ptr.To(true)}}), "pebble does not support the options"),
+		Entry("leveldb compression zstd", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionZstd)}}), "leveldb does not support compression"),
+		Entry("pebble compression lz4", base().Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionLZ4)}}), "pebble does not support compression"),
+		Entry("tmpfs memory below dataset + overhead", base().DatasetSize("1Gi").Memory("1Gi"), "tmpfs: resources.memory must hold the dataset"),
+		Entry("tmpfs memory below dataset + cache + overhead", base().DatasetSize("512Mi").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("300Mi")}}), "tmpfs: resources.memory must hold the dataset"),
+		Entry("tmpfs memory below a num-based dataset", base().DatasetNum(10_000_000).Memory("1Gi"), "tmpfs: resources.memory must hold the dataset"),
+		Entry("tmpfs memory below storage.size", base().Storage(kvv1.MediumTmpfs, "2Gi", "").Memory("2Gi"), "tmpfs: resources.memory must hold the dataset"),
+		Entry("readwhilewriting without a writer rate", base().Workloads(wl(kvv1.WorkloadReadWhileWriting)), "readwhilewriting needs writesPerSecond"),
+		Entry("YCSB letter outside A-F", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "G"} })), "Unsupported value: \"G\""),
+		Entry("ycsb workload without its block", base().Workloads(wl(kvv1.WorkloadYCSB)), "a ycsb workload needs the ycsb block"),
+		Entry("pulse block on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) {
+			s.Pulse = &kvv1.PulseSpec{Reads: 1, Interval: metav1.Duration{Duration: 1e9}, Rounds: 1}
+		})), "a pulse workload needs the pulse block"),
+		Entry("pulse with zero interval", base().Workloads(wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
+			s.Pulse = &kvv1.PulseSpec{Reads: 1, Rounds: 1}
+		})), "pulse.interval must be positive"),
+		Entry("dbbench without args", base().Workloads(wl(kvv1.WorkloadDBBench)), "a dbbench workload needs dbBenchArgs"),
+		Entry("workload thread override 0", base().Workloads(wl(kvv1.WorkloadFillSeq, func(s *kvv1.WorkloadSpec) { s.Threads = []int32{0} })), "workload threads must be between 1 and 1024"),
+		Entry("workload duration 0", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Duration = &metav1.Duration{} })), "workload duration must be positive"),
+		Entry("readWritePercent on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.ReadWritePercent = ptr.To[int32](90) })), "readWritePercent applies to readrandomwriterandom only"),
+		Entry("no workloads", base().Workloads(), "spec.workloads"),
+		Entry("localNVMe without size", base().Storage(kvv1.MediumLocalNVMe, "", ""), "storage.size is required for localNVMe and persistentVolume"),
+		Entry("persistentVolume without storage class", base().Storage(kvv1.MediumPersistentVolume, "10Gi", ""), "storage.storageClassName is required for persistentVolume"),
+		Entry("tmpfs with a storage class", base().Storage(kvv1.MediumTmpfs, "", "fast"), "storage.storageClassName does not apply to tmpfs"),
+		Entry("storage smaller than the dataset", base().DatasetSize("10Gi").Storage(kvv1.MediumLocalNVMe, "5Gi", ""), "storage.size must be at least dataset.size"),
+		Entry("hostPath medium (not offered)", base().Storage("hostPath", "10Gi", ""), "Unsupported value: \"hostPath\""),
+		Entry("cacheMode direct with pebble", base().EngineNames(kvv1.EnginePebble).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.CacheMode = kvv1.CacheDirect }), "cacheMode direct (O_DIRECT) is supported by rocksdb only"),
+		Entry("plainTable without a prefix size", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{PlainTable: ptr.To(true)}}), "plainTable needs dataset.prefixSize > 0"),
+		Entry("value size range min > max", base().Dataset(func(d *kvv1.DatasetSpec) { d.ValueSizeRange = &kvv1.SizeRange{Min: 101, Max: 30} }), "dataset.valueSizeRange.min must not exceed max"),
+		Entry("prefix larger than the key", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 32 }), "dataset.prefixSize must not exceed keySize"),
+		Entry("keysPerPrefix without a prefix", base().Dataset(func(d *kvv1.DatasetSpec) { d.KeysPerPrefix = 10 }), "dataset.keysPerPrefix needs prefixSize > 0"),
+		Entry("loadMode existing", base().Dataset(func(d *kvv1.DatasetSpec) { d.LoadMode = kvv1.LoadExisting }), "dataset.loadMode existing is not supported by the operator"),
+		Entry("runner image :latest", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost/kvbench-runner:latest" }), "runnerImage needs a version tag"),
+		Entry("runner image without a tag", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost:5000/kvbench-runner" }), "runnerImage needs a version tag"),
+		Entry("deadline below 1m", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Deadline = &metav1.Duration{Duration: 10e9} }), "deadline must be at least 1m"),
+		Entry("repeat 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Repeat = -1 }), "spec.repeat"),
+		Entry("memory below 256Mi", base().DatasetSize("1Mi").Memory("100Mi"), "resources.memory must be at least 256Mi"),
+		Entry("block cache not below the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}}), "resources.memory must exceed every engine's cacheSize"),
+		Entry("cpu 0", base().CPU("0"), "resources.cpu must be greater than 0"),
+		Entry("negative TTL", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptr.To[int32](-1) }), "spec.cleanup.ttlSecondsAfterFinished"),
+		Entry("name too long for Job names", w.MakeKVBenchmark(strings.Repeat("a", 51), ns), "metadata.name must be at most 50 characters"),
+	)
+
+	DescribeTable("accepts valid specs",
+		func(b *w.KVBenchmarkWrapper) {
+			Expect(dryRunCreate(b.Obj())).To(Succeed())
+		},
+		Entry("the default tmpfs spec", base()),
+		Entry("100Gi on local NVMe, thread sweep 1..64, three engines", base().DatasetSize("100Gi").Memory("16Gi").
+			Storage(kvv1.MediumLocalNVMe, "200Gi", "").EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).
+			Threads(1, 2, 4, 8, 16, 32, 64)),
+		Entry("tmpfs 10Gi with a 1Gi cache in 12Gi", base().DatasetSize("10Gi").Memory("12Gi").
+			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}})),
+		Entry("num-based dataset with value range", base().DatasetNum(1_000_000).Dataset(func(d *kvv1.DatasetSpec) {
+			d.ValueSizeRange = &kvv1.SizeRange{Min: 30, Max: 101}
+		})),
+		Entry("leveldb with the options it has", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{
+			BloomBits: ptr.To[int32](10), WriteBufferSize: qty("64Mi"), MaxOpenFiles: ptr.To[int32](-1), Compression: ptr.To(kvv1.CompressionSnappy)}})),
+		Entry("rocksdb in-memory seed: plainTable with a prefix", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 12; d.KeysPerPrefix = 10 }).
+			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{PlainTable: ptr.To(true), MmapRead: ptr.To(true)}})),
+		Entry("readwhilewriting, pulse, ycsb A and E, dbbench", base().Workloads(
+			wl(kvv1.WorkloadReadWhileWriting, func(s *kvv1.WorkloadSpec) { s.WritesPerSecond = ptr.To[int64](10000) }),
+			wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
+				s.Pulse = &kvv1.PulseSpec{Reads: 100, Writes: 10, Deletes: 10, Interval: metav1.Duration{Duration: 1e9}, Rounds: 5}
+			}),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A"} }),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "E"} }),
+			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom"} }),
+		)),
+		Entry("persistentVolume with a class, cpu, direct I/O, digest image", base().Storage(kvv1.MediumPersistentVolume, "20Gi", "standard").CPU("2").
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+				s.CacheMode = kvv1.CacheDirect
+				s.RunnerImage = "localhost/kvbench-runner@sha256:" + strings.Repeat("a", 64)
+			})),
+	)
+
+	It("applies the documented defaults", func() {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": kvv1.GroupVersion.String(), "kind": "KVBenchmark",
+			"metadata": map[string]any{"name": "defaults", "namespace": ns},
+			"spec": map[string]any{
+				"engines":   []any{map[string]any{"name": "pebble"}},
+				"dataset":   map[string]any{"size": "10Mi"},
+				"workloads": []any{map[string]any{"name": "readrandom"}},
+				"threads":   []any{int64(1)},
+				"resources": map[string]any{"memory": "1Gi"},
+				"storage":   map[string]any{"medium": "tmpfs"},
+			},
+		}}
+		Expect(k8s.Create(context.Background(), u, client.DryRunAll)).To(Succeed())
+		var got kvv1.KVBenchmark
+		Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &got)).To(Succeed())
+		Expect(got.Spec.CacheMode).To(Equal(kvv1.CacheWarm))
+		Expect(got.Spec.Repeat).To(Equal(int32(1)))
+		Expect(got.Spec.Placement.Exclusive).To(Equal(ptr.To(true)))
+		Expect(got.Spec.Cleanup.Policy).To(Equal(kvv1.CleanupDeleteJobs))
+		Expect(got.Spec.Cleanup.TTLSecondsAfterFinished).To(Equal(ptr.To[int32](600)))
+		Expect(got.Spec.Deadline.Duration.String()).To(Equal("24h0m0s"))
+		Expect(got.Spec.Dataset.KeySize).To(Equal(int32(16)))
+		Expect(got.Spec.Dataset.LoadMode).To(Equal(kvv1.LoadBulk))
+	})
+
+	It("keeps the spec immutable after creation", func() {
+		ctx := context.Background()
+		b := w.MakeKVBenchmark("immutable", ns).Obj()
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, b))).To(Succeed()) })
+		b.Spec.Threads = []int32{1, 2, 4}
+		err := k8s.Update(ctx, b)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("spec is immutable"))
+		// Metadata stays editable.
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(b), b)).To(Succeed())
+		b.Labels = map[string]string{"team": "storage"}
+		Expect(k8s.Update(ctx, b)).To(Succeed())
+	})
+
+	// The CEL rules hand-encode api/v1alpha1.UnsupportedOptions and UnsupportedCompression; this
+	// checks every engine x option (and compression) against the table through the real API server,
+	// so the two cannot drift apart.
+	It("rejects exactly the options and compressions the engine lacks (UnsupportedOptions table)", func() {
+		opts := optionSamples()
+		Expect(opts).To(HaveLen(reflect.TypeOf(kvv1.EngineOptions{}).NumField()))
+		for _, engine := range []kvv1.EngineName{kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble} {
+			for name, value := range opts {
+				err := dryRunCreate(withOption(engine, name, value))
+				if slices.Contains(kvv1.UnsupportedOptions[engine], name) {
+					Expect(err).To(HaveOccurred(), "%s accepted option %s it lacks", engine, name)
+					Expect(err.Error()).To(ContainSubstring(fmt.Sprintf("%s does not support the options", engine)))
+					Expect(err.Error()).To(ContainSubstring(name))
+				} else {
+					Expect(err).NotTo(HaveOccurred(), "%s rejected option %s it has", engine, name)
+				}
+			}
+			for _, c := range []kvv1.Compression{kvv1.CompressionNone, kvv1.CompressionSnappy, kvv1.CompressionLZ4, kvv1.CompressionZstd} {
+				err := dryRunCreate(withOption(engine, "compression", string(c)))
+				if slices.Contains(kvv1.UnsupportedCompression[engine], c) {
+					Expect(err).To(HaveOccurred(), "%s accepted compression %s", engine, c)
+					Expect(err.Error()).To(ContainSubstring(fmt.Sprintf("%s does not support compression", engine)))
+				} else {
+					Expect(err).NotTo(HaveOccurred(), "%s rejected compression %s", engine, c)
+				}
+			}
+		}
+	})
+})
+
+// optionSamples returns a valid sample value for every EngineOptions field, by JSON name.
+func optionSamples() map[string]any {
+	out := map[string]any{}
+	t := reflect.TypeOf(kvv1.EngineOptions{})
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		switch f.Type.Elem() {
+		case reflect.TypeOf(resource.Quantity{}):
+			out[name] = "1Mi"
+		case reflect.TypeOf(true):
+			out[name] = true
+		case reflect.TypeOf(kvv1.Compression("")):
+			out[name] = "snappy"
+		case reflect.TypeOf(int32(0)):
+			out[name] = int64(4)
+		default:
+			Fail("no sample value for option " + name + "; extend optionSamples")
+		}
+	}
+	return out
+}
+
+func withOption(engine kvv1.EngineName, name string, value any) client.Object {
+	b := base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 8 }).EngineNames(engine).Obj()
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+	Expect(err).NotTo(HaveOccurred())
+	u := &unstructured.Unstructured{Object: raw}
+	engines, _, _ := unstructured.NestedSlice(u.Object, "spec", "engines")
+	engines[0].(map[string]any)["options"] = map[string]any{name: value}
+	Expect(unstructured.SetNestedSlice(u.Object, engines, "spec", "engines")).To(Succeed())
+	return u
+}

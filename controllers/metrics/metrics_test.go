@@ -1,0 +1,101 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
+)
+
+func bench() *kvv1.KVBenchmark {
+	b := w.MakeKVBenchmark("b", "ns").Obj()
+	b.Status.Phase = kvv1.PhaseSucceeded
+	b.Status.Runs = []kvv1.RunStatus{{
+		Name: "rocksdb", Engine: kvv1.EngineRocksDB, Phase: kvv1.RunSucceeded,
+		Results: []kvv1.PhaseSummary{
+			{Workload: "readrandom", Threads: 4, OpsPerSec: 1, MBPerSec: 1, Seconds: 10,
+				LatencyMicros: &kvv1.Percentiles{P50: 1, P99: 2, P999: 3, Max: 4}},
+			// The same workload again at the same thread count: the later one wins, no duplicate series.
+			{Workload: "readrandom", Threads: 4, OpsPerSec: 130339, MBPerSec: 14.4, Seconds: 10, Found: ptr.To[int64](99),
+				LatencyMicros: &kvv1.Percentiles{P50: 5, P99: 12.5, P999: 40, Max: 900}},
+			{Workload: "readwhilewriting", Threads: 4, OpsPerSec: 5000, WriteRate: ptr.To(9876.5)},
+		},
+	}}
+	return b
+}
+
+func TestCollectorUnitsLabelsAndDeletion(t *testing.T) {
+	c := NewCollector()
+	reg := prometheus.NewPedanticRegistry()
+	if err := c.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(bench())
+	labels := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns",threads="4"`
+	// The text parser keeps label order; gathered series are sorted by label name.
+	noThreads := strings.TrimSuffix(labels, `,threads="4"`)
+	want := `
+# HELP kvbench_result_ops_per_second Throughput of a measured phase (db_bench ops/sec).
+# TYPE kvbench_result_ops_per_second gauge
+kvbench_result_ops_per_second{` + labels + `,workload="readrandom"} 130339
+kvbench_result_ops_per_second{` + labels + `,workload="readwhilewriting"} 5000
+# HELP kvbench_result_latency_seconds Latency percentiles of a measured phase, from merged per-thread histograms (quantile 1 is the max).
+# TYPE kvbench_result_latency_seconds gauge
+kvbench_result_latency_seconds{` + noThreads + `,quantile="0.5",threads="4",workload="readrandom"} 5e-06
+kvbench_result_latency_seconds{` + noThreads + `,quantile="0.99",threads="4",workload="readrandom"} 1.25e-05
+kvbench_result_latency_seconds{` + noThreads + `,quantile="0.999",threads="4",workload="readrandom"} 4e-05
+kvbench_result_latency_seconds{` + noThreads + `,quantile="1",threads="4",workload="readrandom"} 0.0009
+# HELP kvbench_result_bytes_per_second Data rate of a measured phase (db_bench MB/s in bytes).
+# TYPE kvbench_result_bytes_per_second gauge
+kvbench_result_bytes_per_second{` + labels + `,workload="readrandom"} 1.50994944e+07
+# HELP kvbench_result_achieved_writes_per_second Write rate actually reached (readwhilewriting, pulse).
+# TYPE kvbench_result_achieved_writes_per_second gauge
+kvbench_result_achieved_writes_per_second{` + labels + `,workload="readwhilewriting"} 9876.5
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "kvbench_result_ops_per_second",
+		"kvbench_result_latency_seconds", "kvbench_result_bytes_per_second", "kvbench_result_achieved_writes_per_second"); err != nil {
+		t.Error(err)
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP kvbench_benchmark_phase 1 for the benchmark's current phase, 0 for the others.
+# TYPE kvbench_benchmark_phase gauge
+kvbench_benchmark_phase{benchmark="b",namespace="ns",phase="Failed"} 0
+kvbench_benchmark_phase{benchmark="b",namespace="ns",phase="Pending"} 0
+kvbench_benchmark_phase{benchmark="b",namespace="ns",phase="Running"} 0
+kvbench_benchmark_phase{benchmark="b",namespace="ns",phase="Succeeded"} 1
+`), "kvbench_benchmark_phase"); err != nil {
+		t.Error(err)
+	}
+
+	c.JobsCreated.WithLabelValues("ns", "b", "rocksdb").Inc()
+	c.Delete(types.NamespacedName{Namespace: "ns", Name: "b"})
+	if n, err := testutil.GatherAndCount(reg); err != nil || n != 0 {
+		t.Errorf("after Delete: %d series (err %v), want 0", n, err)
+	}
+}
+
+// Every exported name follows the conventions: kvbench_ prefix, base units.
+func TestMetricNames(t *testing.T) {
+	c := NewCollector()
+	ch := make(chan *prometheus.Desc, 64)
+	c.Describe(ch)
+	close(ch)
+	for d := range ch {
+		s := d.String()
+		s = s[:strings.Index(s, ", help:")] // the name only
+		if !strings.Contains(s, `fqName: "kvbench_`) {
+			t.Errorf("metric without kvbench_ prefix: %s", s)
+		}
+		for _, bad := range []string{"micros", "millis", "_mb", "_ms\""} {
+			if strings.Contains(s, bad) {
+				t.Errorf("metric not in base units (%s): %s", bad, s)
+			}
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
+)
+
+// Pure tests of observeRun and aggregate; the envtest suite covers the same paths end to end.
+
+type jobW struct{ batchv1.Job }
+
+func mkJob() *jobW { return &jobW{batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "b-rocksdb"}}} }
+func (j *jobW) cond(t batchv1.JobConditionType, reason, msg string) *jobW {
+	j.Status.Conditions = append(j.Status.Conditions, batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue, Reason: reason, Message: msg})
+	return j
+}
+func (j *jobW) obj() *batchv1.Job { return &j.Job }
+
+type podW struct{ corev1.Pod }
+
+func mkPod(node string) *podW {
+	return &podW{corev1.Pod{Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: corev1.PodPending}}}
+}
+func (p *podW) phase(ph corev1.PodPhase) *podW { p.Status.Phase = ph; return p }
+func (p *podW) state(s corev1.ContainerState) *podW {
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "runner", State: s}}
+	return p
+}
+func (p *podW) terminated(exit int32, reason, msg string, start, end time.Time) *podW {
+	return p.state(corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: msg,
+		StartedAt: metav1.Time{Time: start}, FinishedAt: metav1.Time{Time: end}}})
+}
+func (p *podW) unschedulable(msg string, since time.Time) *podW {
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: msg, LastTransitionTime: metav1.Time{Time: since}}}
+	return p
+}
+func (p *podW) list() []corev1.Pod { return []corev1.Pod{p.Pod} }
+
+func TestObserveRun(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	start, end := now.Add(-time.Hour), now.Add(-time.Minute)
+	run := plan.Plan(w.MakeKVBenchmark("b", "ns").Obj())[0]
+	okSummary := `{"schemaVersion":"kvbench.io/result/v1","engine":"rocksdb","phases":[{"workload":"readrandom","threads":4,"ops":10,"seconds":1,"opsPerSec":10,"microsPerOp":100000}]}`
+	errSummary := `{"schemaVersion":"kvbench.io/result/v1","engine":"rocksdb","phases":[{"workload":"readrandom","threads":1,"ops":10,"seconds":1,"opsPerSec":10,"microsPerOp":100000}],"error":"boom"}`
+	result := []kvv1.PhaseSummary{{Workload: "readrandom", Threads: 4, Ops: 10, Seconds: 1, OpsPerSec: 10, MicrosPerOp: 100000}}
+	base := kvv1.RunStatus{Name: "rocksdb", Engine: "rocksdb", JobName: "b-rocksdb"}
+	with := func(f func(*kvv1.RunStatus)) kvv1.RunStatus { s := *base.DeepCopy(); f(&s); return s }
+	at := func(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
+
+	cases := map[string]struct {
+		prev    *kvv1.RunStatus
+		job     *batchv1.Job
+		pods    []corev1.Pod
+		want    kvv1.RunStatus
+		requeue time.Duration
+	}{
+		"no Job yet: pending":  {want: with(func(s *kvv1.RunStatus) { s.Phase = kvv1.RunPending })},
+		"Job, no pod: pending": {job: mkJob().obj(), want: with(func(s *kvv1.RunStatus) { s.Phase = kvv1.RunPending })},
+		"running": {job: mkJob().obj(),
+			pods: mkPod("n1").phase(corev1.PodRunning).state(corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: start}}}).list(),
+			want: with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })},
+		"succeeded with results": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
+			})},
+		"complete but the summary reports an error": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", errSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonRunnerError, "boom", "n1", at(start), at(end)
+				s.Results = []kvv1.PhaseSummary{{Workload: "readrandom", Threads: 1, Ops: 10, Seconds: 1, OpsPerSec: 10, MicrosPerOp: 100000}}
+			})},
+		"complete with a foreign schema": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", `{"schemaVersion":"other/v9"}`, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonResultMissing, "n1", at(start), at(end)
+				s.Message = `the runner exited 0 but left no result summary: result schema "other/v9", want "kvbench.io/result/v1"`
+			})},
+		"OOMKilled wins over the Job's backoff reason": {job: mkJob().cond(batchv1.JobFailed, "BackoffLimitExceeded", "x").obj(),
+			pods: mkPod("n1").phase(corev1.PodFailed).terminated(137, "OOMKilled", "", start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonOOMKilled, "n1", at(start), at(end)
+				s.Message = "the runner exceeded its memory limit (exit code 137); for tmpfs the database counts against it"
+			})},
+		"deadline from the FailureTarget condition alone": {job: mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", at(now)
+			})},
+		"unschedulable within the grace period: pending, requeue at its end": {job: mkJob().obj(),
+			pods: mkPod("").unschedulable("no NVMe node", now.Add(-time.Minute)).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message = kvv1.RunPending, kvv1.ReasonUnschedulable, "no NVMe node"
+			}),
+			requeue: 9 * time.Minute},
+		"unschedulable past the grace period: failed": {job: mkJob().obj(),
+			pods: mkPod("").unschedulable("no NVMe node", now.Add(-11*time.Minute)).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonUnschedulable, "no NVMe node", at(now)
+			})},
+		"terminal status is final even if the Job changes": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunSucceeded, result })),
+			job:  mkJob().cond(batchv1.JobFailed, "X", "").obj(),
+			want: with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunSucceeded, result })},
+		"a pending run whose Job is missing is created (not failed)": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Reason = kvv1.RunPending, kvv1.ReasonWaitingForSlot })),
+			want: with(func(s *kvv1.RunStatus) { s.Phase = kvv1.RunPending })},
+		"a running run whose Job vanished fails": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" })),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonJobDeleted, "n1", at(now)
+				s.Message = "the run's Job was deleted before it finished"
+			})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, now, 10*time.Minute)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
+			}
+			if obs.requeueAfter != tc.requeue {
+				t.Errorf("requeueAfter = %v, want %v", obs.requeueAfter, tc.requeue)
+			}
+		})
+	}
+}
+
+func TestAggregatePhase(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := func(p kvv1.RunPhase) kvv1.RunStatus { return kvv1.RunStatus{Name: string(p), Phase: p} }
+	cases := map[string]struct {
+		runs []kvv1.RunStatus
+		want kvv1.BenchmarkPhase
+	}{
+		"all pending":                            {[]kvv1.RunStatus{r(kvv1.RunPending), r(kvv1.RunPending)}, kvv1.PhasePending},
+		"one running":                            {[]kvv1.RunStatus{r(kvv1.RunRunning), r(kvv1.RunPending)}, kvv1.PhaseRunning},
+		"one failed, one still running: Running": {[]kvv1.RunStatus{r(kvv1.RunFailed), r(kvv1.RunRunning)}, kvv1.PhaseRunning},
+		"one failed, one succeeded: Failed":      {[]kvv1.RunStatus{r(kvv1.RunFailed), r(kvv1.RunSucceeded)}, kvv1.PhaseFailed},
+		"all succeeded":                          {[]kvv1.RunStatus{r(kvv1.RunSucceeded), r(kvv1.RunSucceeded)}, kvv1.PhaseSucceeded},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := w.MakeKVBenchmark("b", "ns").Obj()
+			b.Generation = 3
+			got := aggregate(b, tc.runs, now)
+			if got.Phase != tc.want {
+				t.Errorf("phase = %s, want %s", got.Phase, tc.want)
+			}
+			for _, c := range got.Conditions {
+				if c.ObservedGeneration != 3 {
+					t.Errorf("condition %s observedGeneration = %d", c.Type, c.ObservedGeneration)
+				}
+				if c.Type == kvv1.ConditionSucceeded && (c.Status == metav1.ConditionTrue) != (tc.want == kvv1.PhaseSucceeded) {
+					t.Errorf("Succeeded condition %s with phase %s", c.Status, got.Phase)
+				}
+			}
+		})
+	}
+}

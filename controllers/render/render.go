@@ -1,0 +1,262 @@
+// Package render turns one planned run into the batch/v1 Job that executes it. It is pure: the
+// reconciler compares and creates what these functions return.
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
+)
+
+// Labels on runner Jobs and pods.
+const (
+	LabelName       = "app.kubernetes.io/name"
+	LabelManagedBy  = "app.kubernetes.io/managed-by"
+	LabelBenchmark  = "kvbench.io/benchmark"
+	LabelRun        = "kvbench.io/run"
+	LabelEngine     = "kvbench.io/engine"
+	LabelMedium     = "kvbench.io/medium"
+	LabelExclusive  = "kvbench.io/exclusive"
+	RunnerAppName   = "kvbench-runner"
+	ManagerName     = "kvbench-operator"
+	ContainerName   = "runner"
+	MetricsPortName = "metrics"
+	MetricsPort     = 8080
+	// RunnerUID is the runner image's non-root user.
+	RunnerUID = 65532
+)
+
+// Options are the operator-wide settings render needs (manager flags).
+type Options struct {
+	// RunnerImage is the default runner image (spec.runnerImage overrides it).
+	RunnerImage string
+	// NVMeNodeLabel is "key=value" (or "key" for any value) that localNVMe runs select nodes by.
+	NVMeNodeLabel string
+	// LocalNVMeStorageClass is the StorageClass of localNVMe PVCs when the spec names none.
+	LocalNVMeStorageClass string
+}
+
+// DefaultOptions are the manager flags' defaults.
+func DefaultOptions() Options {
+	return Options{
+		RunnerImage:           "localhost/kvbench-runner:v0.1.0",
+		NVMeNodeLabel:         "feature.node.kubernetes.io/storage-nonrotationaldisk=true",
+		LocalNVMeStorageClass: "local-nvme",
+	}
+}
+
+// Validate checks the operator-wide settings at startup, so a bad flag fails the manager rather
+// than every localNVMe run.
+func (o Options) Validate() error {
+	if o.RunnerImage == "" {
+		return fmt.Errorf("--runner-image must not be empty")
+	}
+	if key, _, ok := strings.Cut(o.NVMeNodeLabel, "="); !ok || key == "" {
+		return fmt.Errorf("--nvme-node-label %q must be key=value", o.NVMeNodeLabel)
+	}
+	if o.LocalNVMeStorageClass == "" {
+		return fmt.Errorf("--local-nvme-storage-class must not be empty")
+	}
+	return nil
+}
+
+// RunLabels select one run's Job and pods.
+func RunLabels(b *kvv1.KVBenchmark, run plan.Run) map[string]string {
+	return map[string]string{
+		LabelName:      RunnerAppName,
+		LabelManagedBy: ManagerName,
+		LabelBenchmark: b.Name,
+		LabelRun:       run.Name,
+		LabelEngine:    string(run.Engine.Name),
+		LabelMedium:    string(b.Spec.Storage.Medium),
+	}
+}
+
+// Job returns the Job of one run. It fails only on an operator misconfiguration (a bad NVMe label).
+func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) {
+	cfg, err := json.Marshal(run.Config)
+	if err != nil {
+		return nil, fmt.Errorf("encode runner config: %w", err)
+	}
+	image := opts.RunnerImage
+	if b.Spec.RunnerImage != "" {
+		image = b.Spec.RunnerImage
+	}
+	labels := RunLabels(b, run)
+	podLabels := maps.Clone(labels)
+	exclusive := b.Spec.Placement.Exclusive == nil || *b.Spec.Placement.Exclusive
+	if exclusive {
+		podLabels[LabelExclusive] = "true"
+	}
+	nodeSelector, err := nodeSelector(b, opts)
+	if err != nil {
+		return nil, err
+	}
+
+	memory := b.Spec.Resources.Memory.DeepCopy()
+	res := corev1.ResourceList{corev1.ResourceMemory: memory}
+	if b.Spec.Resources.CPU != nil {
+		res[corev1.ResourceCPU] = b.Spec.Resources.CPU.DeepCopy()
+	}
+
+	job := &batchv1.Job{
+		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      run.JobName,
+			Namespace: b.Namespace,
+			Labels:    labels,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: kvv1.GroupVersion.String(), Kind: "KVBenchmark", Name: b.Name, UID: b.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: batchv1.JobSpec{
+			// A benchmark run is not retried: a retry would measure a different (warm, half-loaded) system.
+			BackoffLimit: ptr.To[int32](0),
+			Parallelism:  ptr.To[int32](1),
+			Completions:  ptr.To[int32](1),
+			// The operator deletes finished Jobs itself, after it has copied the results into status.
+			TTLSecondsAfterFinished: nil,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                corev1.RestartPolicyNever,
+					AutomountServiceAccountToken: ptr.To(false),
+					EnableServiceLinks:           ptr.To(false),
+					NodeSelector:                 nodeSelector,
+					Affinity:                     affinity(b, exclusive),
+					Tolerations:                  append([]corev1.Toleration(nil), b.Spec.Placement.Tolerations...),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To[int64](RunnerUID),
+						RunAsGroup:     ptr.To[int64](RunnerUID),
+						FSGroup:        ptr.To[int64](RunnerUID),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:  ContainerName,
+						Image: image,
+						// Images are tagged with a version; no registry is needed once loaded.
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						// The image's entrypoint is kvbench-runner.
+						Args: []string{
+							"run",
+							"--config-json=" + string(cfg),
+							"--summary-file=/dev/termination-log",
+							"--json=" + plan.DataDir + "/result.json",
+							fmt.Sprintf("--metrics-addr=:%d", MetricsPort),
+						},
+						Ports: []corev1.ContainerPort{{Name: MetricsPortName, ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
+						Resources: corev1.ResourceRequirements{
+							Limits:   res,
+							Requests: res.DeepCopy(),
+						},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "data", MountPath: plan.DataDir},
+							{Name: "tmp", MountPath: "/tmp"},
+						},
+						TerminationMessagePath:   corev1.TerminationMessagePathDefault,
+						TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							ReadOnlyRootFilesystem:   ptr.To(true),
+							RunAsNonRoot:             ptr.To(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						dataVolume(b, run, opts, labels),
+						{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("64Mi"))}}},
+					},
+				},
+			},
+		},
+	}
+	if b.Spec.Deadline != nil {
+		job.Spec.ActiveDeadlineSeconds = ptr.To(int64(b.Spec.Deadline.Seconds()))
+	}
+	return job, nil
+}
+
+func dataVolume(b *kvv1.KVBenchmark, run plan.Run, opts Options, labels map[string]string) corev1.Volume {
+	v := corev1.Volume{Name: "data"}
+	switch b.Spec.Storage.Medium {
+	case kvv1.MediumTmpfs:
+		v.EmptyDir = &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: plan.TmpfsBytes(b, run.Engine)}
+	default:
+		class := ""
+		if b.Spec.Storage.StorageClassName != nil {
+			class = *b.Spec.Storage.StorageClassName
+		} else if b.Spec.Storage.Medium == kvv1.MediumLocalNVMe {
+			class = opts.LocalNVMeStorageClass
+		}
+		size := resource.Quantity{}
+		if b.Spec.Storage.Size != nil {
+			size = b.Spec.Storage.Size.DeepCopy()
+		}
+		// A generic ephemeral volume: the PVC belongs to the pod and goes with it, and it is allowed
+		// under Pod Security "restricted" (unlike hostPath).
+		v.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
+			ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				StorageClassName: &class,
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+			},
+		}}
+	}
+	return v
+}
+
+func nodeSelector(b *kvv1.KVBenchmark, opts Options) (map[string]string, error) {
+	sel := maps.Clone(b.Spec.Placement.NodeSelector)
+	if b.Spec.Storage.Medium != kvv1.MediumLocalNVMe {
+		return sel, nil
+	}
+	key, value, ok := strings.Cut(opts.NVMeNodeLabel, "=")
+	if !ok || key == "" {
+		return nil, fmt.Errorf("operator flag --nvme-node-label %q must be key=value; localNVMe runs select nodes by it", opts.NVMeNodeLabel)
+	}
+	if sel == nil {
+		sel = map[string]string{}
+	}
+	sel[key] = value
+	return sel, nil
+}
+
+// affinity is the user's affinity plus, when exclusive, a required anti-affinity against every other
+// runner pod on the same node. The scheduler also honours existing pods' anti-affinity, so a
+// non-exclusive runner cannot join a node where an exclusive one runs either.
+func affinity(b *kvv1.KVBenchmark, exclusive bool) *corev1.Affinity {
+	var a *corev1.Affinity
+	if b.Spec.Placement.Affinity != nil {
+		a = b.Spec.Placement.Affinity.DeepCopy()
+	}
+	if !exclusive {
+		return a
+	}
+	if a == nil {
+		a = &corev1.Affinity{}
+	}
+	if a.PodAntiAffinity == nil {
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+	}
+	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+		corev1.PodAffinityTerm{
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelName: RunnerAppName}},
+			TopologyKey:       corev1.LabelHostname,
+			NamespaceSelector: &metav1.LabelSelector{}, // all namespaces: a neighbour is a neighbour
+		})
+	return a
+}

@@ -1,0 +1,136 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/metrics"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/test/envtest"
+)
+
+// envtest runs only kube-apiserver and etcd: no scheduler, kubelet, Job controller or garbage
+// collector. The tests play those parts by writing pod and Job status themselves.
+var (
+	testEnv *ctrlenvtest.Environment
+	cfg     *rest.Config
+	k8s     client.Client
+	scheme  = runtime.NewScheme()
+	nsSeq   atomic.Int32
+)
+
+func TestControllers(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "KVBenchmark controller (envtest)")
+}
+
+var _ = BeforeSuite(func() {
+	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	env, err := envtest.New()
+	Expect(err).NotTo(HaveOccurred(), "envtest assets are required; this suite fails rather than skips")
+	testEnv = env
+	cfg, err = testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(kvv1.AddToScheme(scheme)).To(Succeed())
+	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// operator is one running manager with its reconciler, clock and metrics registry.
+type operator struct {
+	reconciler *KVBenchmarkReconciler
+	clock      *clocktesting.FakeClock
+	registry   *prometheus.Registry
+	collector  *metrics.Collector
+	stop       context.CancelFunc
+	done       chan struct{}
+}
+
+type operatorOpts struct {
+	config      Config
+	leaderElect bool
+	clock       *clocktesting.FakeClock
+}
+
+// startOperator runs a manager like main.go does, with a fake clock and its own metrics registry.
+func startOperator(o operatorOpts) *operator {
+	if o.clock == nil {
+		o.clock = clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	}
+	if o.config.Render.RunnerImage == "" {
+		o.config.Render = render.DefaultOptions()
+	}
+	if o.config.UnschedulableTimeout == 0 {
+		o.config.UnschedulableTimeout = 10 * time.Minute
+	}
+	leaseDuration, renewDeadline, retryPeriod := 2*time.Second, time.Second, 200*time.Millisecond
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:        "0",
+		LeaderElection:                o.leaderElect,
+		LeaderElectionID:              "kvbench-operator.kvbench.io",
+		LeaderElectionNamespace:       "default",
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &leaseDuration,
+		RenewDeadline:                 &renewDeadline,
+		RetryPeriod:                   &retryPeriod,
+		Cache:                         CacheOptions(),
+		Controller:                    ctrlControllerOpts(),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	op := &operator{clock: o.clock, registry: prometheus.NewRegistry(), collector: metrics.NewCollector(), done: make(chan struct{})}
+	Expect(op.collector.Register(op.registry)).To(Succeed())
+	op.reconciler = &KVBenchmarkReconciler{
+		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock: o.clock, Metrics: op.collector, Config: o.config,
+	}
+	Expect(op.reconciler.SetupWithManager(mgr)).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	op.stop = cancel
+	go func() {
+		defer GinkgoRecover()
+		defer close(op.done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	return op
+}
+
+// Stop stops the manager and waits for it to exit.
+func (o *operator) Stop() {
+	o.stop()
+	Eventually(o.done, 30*time.Second).Should(BeClosed())
+}
+
+// newNamespace creates a namespace per test so tests do not see each other's Jobs.
+func newNamespace() string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kvb-test-%d", nsSeq.Add(1))}}
+	Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}

@@ -1,0 +1,130 @@
+// Command manager runs the kvbench operator: it turns KVBenchmarks into runner Jobs and their
+// results into status and Prometheus metrics.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers"
+	"github.com/kvbench/kvbench-operator/controllers/metrics"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+)
+
+func main() {
+	fs := flag.NewFlagSet(os.Args[0], flag.ExitOnError)
+	// --kubeconfig, as controller-runtime's GetConfig reads it.
+	fs.String("kubeconfig", "", "Path to a kubeconfig. Only required if out-of-cluster.")
+	opts, zapOpts, err := parseFlags(fs, os.Args[1:])
+	if err == nil {
+		ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
+		var cfg *rest.Config
+		if cfg, err = ctrl.GetConfig(); err == nil {
+			err = run(ctrl.SetupSignalHandler(), cfg, opts)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kvbench-operator:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the manager's flags.
+type options struct {
+	metricsAddr, probeAddr, leaderElectionNamespace string
+	leaderElect                                     bool
+	config                                          controllers.Config
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) {
+	defaults := render.DefaultOptions()
+	var o options
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus /metrics endpoint (0 disables it).")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles.")
+	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
+	fs.StringVar(&o.config.Render.RunnerImage, "runner-image", defaults.RunnerImage, "Default runner image (use a version tag: no registry is needed with IfNotPresent).")
+	fs.StringVar(&o.config.Render.NVMeNodeLabel, "nvme-node-label", defaults.NVMeNodeLabel, "key=value label of nodes with local NVMe; localNVMe runs select it.")
+	fs.StringVar(&o.config.Render.LocalNVMeStorageClass, "local-nvme-storage-class", defaults.LocalNVMeStorageClass, "StorageClass of localNVMe volumes when a benchmark names none (a local-volume class with WaitForFirstConsumer).")
+	fs.IntVar(&o.config.MaxConcurrentRuns, "max-concurrent-runs", 4, "Most runner Jobs active at once across all benchmarks (0: no limit).")
+	fs.DurationVar(&o.config.UnschedulableTimeout, "unschedulable-timeout", 10*time.Minute, "How long a runner pod may stay unschedulable (other than waiting for an exclusive node) before its run fails.")
+	zapOpts := &zap.Options{}
+	zapOpts.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return o, nil, err
+	}
+	// Fail at startup on a bad flag rather than on every run.
+	if err := o.config.Render.Validate(); err != nil {
+		return o, nil, err
+	}
+	if o.config.UnschedulableTimeout <= 0 {
+		return o, nil, errors.New("--unschedulable-timeout must be positive")
+	}
+	if o.config.MaxConcurrentRuns < 0 {
+		return o, nil, errors.New("--max-concurrent-runs must not be negative")
+	}
+	return o, zapOpts, nil
+}
+
+// run starts the manager and blocks until ctx ends.
+func run(ctx context.Context, cfg *rest.Config, o options) error {
+	log := ctrl.Log.WithName("setup")
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := kvv1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "kvbench-operator.kvbench.io",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		// Release the lease on shutdown so a new replica takes over at once.
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         controllers.CacheOptions(),
+	})
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	collector := metrics.NewCollector()
+	if err := collector.Register(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("register metrics: %w", err)
+	}
+	if err := (&controllers.KVBenchmarkReconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock:    clock.RealClock{},
+		Metrics:  collector,
+		Config:   o.config,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	log.Info("starting manager", "runnerImage", o.config.Render.RunnerImage, "nvmeNodeLabel", o.config.Render.NVMeNodeLabel,
+		"maxConcurrentRuns", o.config.MaxConcurrentRuns, "leaderElect", o.leaderElect)
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,240 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+// One Ordered container: the scenarios share the chart installed in BeforeSuite and end with helm uninstall.
+var _ = Describe("kvbench operator installed by the Helm chart", Ordered, func() {
+	var ns string
+	BeforeAll(func() {
+		ns = restrictedNamespace("kvb-e2e")
+	})
+
+	It("runs tmpfs RocksDB, tmpfs LevelDB and Pebble on local NVMe to Succeeded, with the status results in Prometheus", func() {
+		rocks := tmpfsBench(ns, "rocksdb-tmpfs", kvv1.EngineRocksDB)
+		level := tmpfsBench(ns, "leveldb-tmpfs", kvv1.EngineLevelDB)
+		pebble := tmpfsBench(ns, "pebble-nvme", kvv1.EnginePebble)
+		pebble.Spec.Storage = kvv1.StorageSpec{Medium: kvv1.MediumLocalNVMe, Size: ptr.To(resource.MustParse("1Gi"))}
+		for _, b := range []*kvv1.KVBenchmark{rocks, level, pebble} {
+			create(b)
+		}
+		for _, b := range []*kvv1.KVBenchmark{rocks, level, pebble} {
+			got := waitFinished(ns, b.Name, 4*time.Minute)
+			Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), "%s: %s", b.Name, runsSummary(got))
+			expectCompleteResults(got)
+			Expect(condition(got, kvv1.ConditionSucceeded)).NotTo(BeNil())
+			Expect(condition(got, kvv1.ConditionSucceeded).Status).To(Equal(metav1.ConditionTrue))
+		}
+		By("the Pebble run's volume was a local-nvme PersistentVolume on the labelled node")
+		var pvs corev1.PersistentVolumeList
+		Expect(k8s.List(ctx, &pvs, client.MatchingLabels{"kvbench.io/local-nvme": "true"})).To(Succeed())
+		used := []string{}
+		for _, pv := range pvs.Items {
+			if pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.Namespace == ns {
+				used = append(used, pv.Name+"<-"+pv.Spec.ClaimRef.Name)
+			}
+		}
+		Expect(used).To(HaveLen(1), "local-nvme PVs claimed from %s", ns)
+		Expect(used[0]).To(ContainSubstring("pebble-nvme"))
+
+		By("Prometheus has the same numbers as the status")
+		for _, b := range []*kvv1.KVBenchmark{rocks, level, pebble} {
+			expectPrometheusMatchesStatus(get(ns, b.Name))
+		}
+		out := run(kubectl, "get", "kvb", "-n", ns, "-o", "wide")
+		GinkgoWriter.Println(out)
+		AddReportEntry("kubectl get kvb -o wide", out)
+	})
+
+	It("admits runner pods in a namespace enforcing Pod Security restricted", func() {
+		var nsObj corev1.Namespace
+		Expect(k8s.Get(ctx, client.ObjectKey{Name: ns}, &nsObj)).To(Succeed())
+		Expect(nsObj.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
+		By("the namespace really enforces: a privileged pod is rejected")
+		bad := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "privileged", Namespace: ns}, Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Image: "localhost/kvbench-runner:" + imageTag,
+				SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}}}
+		err := k8s.Create(ctx, bad, client.DryRunAll)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("violates PodSecurity"))
+		By("no runner Job in it failed to create its pod")
+		var evs corev1.EventList
+		Expect(k8s.List(ctx, &evs, client.InNamespace(ns))).To(Succeed())
+		for _, e := range evs.Items {
+			Expect(e.Reason).NotTo(Equal("FailedCreate"), "event %s: %s", e.InvolvedObject.Name, e.Message)
+		}
+	})
+
+	It("keeps a benchmark that needs a label no node has Pending and Unschedulable, then runs it once the node is labelled", func() {
+		const key, val = "kvbench.io/e2e-zone", "unschedulable-test"
+		DeferCleanup(func() { _, _ = tryRun(kubectl, "label", "node", nodeName, key+"-") })
+		b := tmpfsBench(ns, "needs-label", kvv1.EngineRocksDB)
+		b.Spec.Placement.NodeSelector = map[string]string{key: val}
+		create(b)
+		Eventually(func(g Gomega) {
+			cur := get(ns, b.Name)
+			g.Expect(cur.Status.Phase).To(Equal(kvv1.PhasePending))
+			g.Expect(cur.Status.Runs).To(HaveLen(1))
+			g.Expect(cur.Status.Runs[0].Reason).To(Equal(kvv1.ReasonUnschedulable))
+			g.Expect(cur.Status.Runs[0].Message).To(ContainSubstring("node affinity/selector"))
+		}, time.Minute).Should(Succeed())
+		By("it stays Pending while no node matches")
+		Consistently(func(g Gomega) {
+			cur := get(ns, b.Name)
+			g.Expect(cur.Status.Phase).To(Equal(kvv1.PhasePending))
+			g.Expect(cur.Status.Runs[0].Reason).To(Equal(kvv1.ReasonUnschedulable))
+		}, 10*time.Second, time.Second).Should(Succeed())
+		cur := get(ns, b.Name)
+		AddReportEntry("unschedulable status", fmt.Sprintf("runs[0]: %s: %s; conditions: %+v", cur.Status.Runs[0].Reason, cur.Status.Runs[0].Message, cur.Status.Conditions))
+		By("the benchmark says why in a condition, too")
+		found := false
+		for _, c := range cur.Status.Conditions {
+			if strings.Contains(c.Reason+c.Message, "Unschedulable") || strings.Contains(c.Message, "node affinity/selector") {
+				found = true
+			}
+		}
+		Expect(found).To(BeTrue(), "no condition of %s mentions Unschedulable: %+v", b.Name, cur.Status.Conditions)
+
+		By("labelling the node lets it run")
+		run(kubectl, "label", "node", nodeName, key+"="+val, "--overwrite")
+		got := waitFinished(ns, b.Name, 3*time.Minute)
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
+	})
+
+	It("ends Failed with OOMKilled when the memory limit cannot hold the memtables", func() {
+		// Legitimate and accepted by the CRD's CEL rules: memory (512Mi) holds the 256Mi dataset plus 256Mi overhead,
+		// but the rules do not count RocksDB's memtables: with a 2Gi write buffer and no WAL, the whole load stays in
+		// the memtable, whose per-entry overhead (~30 bytes) is larger than these 20-byte keys+values.
+		b := tmpfsBench(ns, "oom", kvv1.EngineRocksDB)
+		b.Spec.Dataset = kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("256Mi")), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadFillSeq}
+		b.Spec.Engines[0].Options = kvv1.EngineOptions{WriteBufferSize: ptr.To(resource.MustParse("2Gi")), DisableWAL: ptr.To(true)}
+		b.Spec.Threads = []int32{1}
+		create(b)
+		got := waitFinished(ns, b.Name, 3*time.Minute)
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
+		Expect(got.Status.Runs[0].Reason).To(Equal(kvv1.ReasonOOMKilled), runsSummary(got))
+		Expect(condition(got, kvv1.ConditionFailed).Status).To(Equal(metav1.ConditionTrue))
+	})
+
+	It("ends a benchmark whose runner pod is deleted mid-run Failed, never Succeeded without its results", func() {
+		b := tmpfsBench(ns, "pod-deleted", kvv1.EngineRocksDB)
+		b.Spec.Workloads[0].Duration = &metav1.Duration{Duration: 30 * time.Second}
+		b.Spec.Threads = []int32{1}
+		create(b)
+		pod := waitRunnerRunning(ns, b.Name, 2*time.Second)
+		Expect(k8s.Delete(ctx, pod)).To(Succeed())
+		got := waitFinished(ns, b.Name, 3*time.Minute)
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
+		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunFailed))
+		Expect(got.Status.Runs[0].Reason).NotTo(BeEmpty())
+		AddReportEntry("pod deleted mid-run", runsSummary(got))
+		By("it stays Failed (no second attempt with a fresh Job)")
+		Consistently(func() kvv1.BenchmarkPhase { return get(ns, b.Name).Status.Phase }, 10*time.Second, time.Second).
+			Should(Equal(kvv1.PhaseFailed))
+	})
+
+	It("finishes a run correctly when the operator restarts mid-run", func() {
+		b := tmpfsBench(ns, "operator-restart", kvv1.EngineRocksDB)
+		b.Spec.Workloads[0].Duration = &metav1.Duration{Duration: 15 * time.Second}
+		create(b)
+		waitRunnerRunning(ns, b.Name, 2*time.Second)
+		var job batchv1.Job
+		jobName := get(ns, b.Name).Status.Runs[0].JobName
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: jobName}, &job)).To(Succeed())
+
+		By("deleting the operator pod")
+		var pods corev1.PodList
+		Expect(k8s.List(ctx, &pods, client.InNamespace(releaseNS), client.MatchingLabels{
+			"app.kubernetes.io/instance": release, "app.kubernetes.io/component": "manager"})).To(Succeed())
+		Expect(pods.Items).To(HaveLen(1))
+		old := pods.Items[0]
+		Expect(k8s.Delete(ctx, &old)).To(Succeed())
+		Eventually(func(g Gomega) {
+			var ps corev1.PodList
+			g.Expect(k8s.List(ctx, &ps, client.InNamespace(releaseNS), client.MatchingLabels{
+				"app.kubernetes.io/instance": release, "app.kubernetes.io/component": "manager"})).To(Succeed())
+			ready := 0
+			for _, p := range ps.Items {
+				g.Expect(p.UID).NotTo(Equal(old.UID))
+				for _, c := range p.Status.Conditions {
+					if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+						ready++
+					}
+				}
+			}
+			g.Expect(ready).To(Equal(1))
+		}, 2*time.Minute).Should(Succeed())
+
+		got := waitFinished(ns, b.Name, 3*time.Minute)
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
+		expectCompleteResults(got)
+		By("the run's Job is the one created before the restart")
+		var after batchv1.Job
+		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: jobName}, &after)
+		if !apierrors.IsNotFound(err) {
+			Expect(err).NotTo(HaveOccurred())
+			Expect(after.UID).To(Equal(job.UID))
+		}
+		expectPrometheusMatchesStatus(got)
+	})
+
+	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
+		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
+		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
+		Eventually(func(g Gomega) {
+			var jobs batchv1.JobList
+			g.Expect(k8s.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
+			g.Expect(jobs.Items).To(BeEmpty())
+			var l kvv1.KVBenchmarkList
+			g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+			g.Expect(l.Items).To(BeEmpty())
+		}, 2*time.Minute).Should(Succeed())
+
+		run(helm, "uninstall", release, "-n", releaseNS, "--wait", "--timeout", "2m")
+		Eventually(func() string {
+			out, _ := tryRun(kubectl, "get", "all,cm,secret,sa,role,rolebinding,lease,servicemonitor,podmonitor",
+				"-n", releaseNS, "-o", "name")
+			left := []string{}
+			for _, l := range strings.Fields(out) {
+				if l != "configmap/kube-root-ca.crt" && l != "serviceaccount/default" {
+					left = append(left, l)
+				}
+			}
+			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding,servicemonitor,podmonitor", "-A",
+				"-l", "app.kubernetes.io/instance="+release, "-o", "name")
+			left = append(left, strings.Fields(out)...)
+			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding", "-o", "name")
+			for _, l := range strings.Fields(out) {
+				if strings.Contains(l, "kvbench") || strings.Contains(l, "/"+release+"-") {
+					left = append(left, l)
+				}
+			}
+			return strings.Join(left, " ")
+		}, time.Minute).Should(BeEmpty())
+
+		By("the CRD stays after helm uninstall (crds/ is install-only); delete it explicitly")
+		run(kubectl, "get", "crd", crdName)
+		run(kubectl, "delete", "crd", crdName, "--wait=true", "--timeout=60s")
+		out, _ := tryRun(kubectl, "get", "crd", "-o", "name")
+		Expect(out).NotTo(ContainSubstring("kvbench.io"))
+		out = run(kubectl, "get", "pods,jobs,pvc", "-A", "-l", "app.kubernetes.io/managed-by=kvbench-operator", "-o", "name")
+		Expect(strings.TrimSpace(out)).To(BeEmpty())
+	})
+})

@@ -1,0 +1,58 @@
+// Package envtest starts a real kube-apiserver and etcd for integration tests, from the binaries
+// hack/k8s-binaries.sh builds (no download).
+package envtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// K8sVersion is the version of the cached binaries; keep in sync with the Makefile's K8S_VERSION.
+const K8sVersion = "v1.33.13"
+
+// AssetsDir returns the directory with kube-apiserver and etcd: $KUBEBUILDER_ASSETS, else the
+// hack/k8s-binaries.sh cache ($KVBENCH_CACHE or ~/.cache/kvbench)/k8s-<version>/bin. It returns an
+// error (tests must fail, not skip) when the binaries are missing.
+func AssetsDir() (string, error) {
+	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	if dir == "" {
+		cache := os.Getenv("KVBENCH_CACHE")
+		if cache == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("envtest assets: KUBEBUILDER_ASSETS unset and no home directory: %w", err)
+			}
+			cache = filepath.Join(home, ".cache", "kvbench")
+		}
+		dir = filepath.Join(cache, "k8s-"+K8sVersion, "bin")
+	}
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return "", fmt.Errorf("envtest assets: %s not found in %s; run `make envtest-assets` (hack/k8s-binaries.sh) or set KUBEBUILDER_ASSETS", b, dir)
+		}
+	}
+	return dir, nil
+}
+
+// RepoRoot is the module root, found from this file's location.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// New returns an envtest environment with the project's CRDs; Start it yourself.
+func New() (*envtest.Environment, error) {
+	dir, err := AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	return &envtest.Environment{
+		BinaryAssetsDirectory: dir,
+		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}, nil
+}
