@@ -34,6 +34,7 @@ generate: ## Generate deepcopy code.
 manifests: ## Generate the CRD and RBAC manifests.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true rbac:roleName=kvbench-operator paths=./api/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	hack/sync-chart.sh
 
 .PHONY: runner
 runner: deps ## Build bin/kvbench-runner (cgo: RocksDB and LevelDB from Debian).
@@ -62,7 +63,7 @@ verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, 
 	@if ! git diff --exit-code --stat; then echo "verify: generated files are out of date: run 'make generate manifests' and commit"; exit 1; fi
 
 .PHONY: test
-test: deps envtest-assets verify ## Everything CI runs: verify, unit, runner (real engines) and envtest suites.
+test: deps envtest-assets verify chart-test ## Everything CI runs: verify, chart checks, unit, runner (real engines) and envtest suites.
 	KUBEBUILDER_ASSETS=$$(K8S_VERSION=$(K8S_VERSION) WHAT="kube-apiserver etcd" hack/k8s-binaries.sh) \
 		go test $(GO_TEST_FLAGS) ./...
 

@@ -6,7 +6,7 @@ PKGS=(
   librocksdb-dev libleveldb-dev rocksdb-tools   # engines (cgo) and the reference db_bench 7.8.3
   libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # RocksDB's compression libs (static link)
   etcd-server                                    # fallback etcd for envtest
-  build-essential pkg-config curl ca-certificates git util-linux
+  build-essential pkg-config curl ca-certificates git util-linux python3 python3-yaml
 )
 missing=()
 for p in "${PKGS[@]}"; do
