@@ -1,55 +1,131 @@
 #!/usr/bin/env bash
-# vs-dbbench.sh: kvbench-runner (RocksDB engine) against Debian's db_bench 7.8.3 on the same
-# database and the same options, alternating runs, printing runner/db_bench ops/sec ratios.
+# vs-dbbench.sh: kvbench-runner (RocksDB engine) against Debian's db_bench 7.8.3 (same librocksdb)
+# with identical flags and identical effective options, alternating which tool runs first,
+# reporting the median runner/db_bench ops/sec ratio per benchmark, thread count and directory.
 #
-#   hack/bench/vs-dbbench.sh                 # defaults below
-#   NUM=2000000 READS=1000000 REPS=3 DIR=/var/tmp/kvb hack/bench/vs-dbbench.sh
+# Usage: hack/bench/vs-dbbench.sh [-h]
+#   Settings come from the environment (defaults in brackets):
+#     NUM=1000000        keys (--num); fillrandom at T threads writes NUM/T keys per thread
+#     READS=300000       read/seek operations per thread (--reads)
+#     REPS=5             alternating repetitions (odd: runner first, even: db_bench first)
+#     DIRS="/dev/shm /var/tmp"  parent directories to run in (tmpfs and disk); a fresh
+#                        kvb-vs.XXXXXX directory is made in each and removed at exit
+#     THREADS="1 2"      thread counts
+#     BENCHMARKS="fillrandom readrandom readwhilewriting seekrandom"
+#     WRITE_RATE=2097152 readwhilewriting writer, bytes/s (db_bench --benchmark_write_rate_limit;
+#                        the runner turns it into writes/s = rate / (key_size + value_size))
+#     RAW=file           also keep every single measurement there (dir bench threads rep tool ops)
+#     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
+#     DBBENCH=/usr/bin/db_bench
+#
+# Fairness: before measuring, both tools create a small database and their OPTIONS-* files are
+# diffed; any difference other than db_bench's internal error-handler listener and
+# create_missing_column_families (which db_bench sets for its multi-CF modes) aborts the run.
+# The read benchmarks start every run from a copy of one database db_bench filled
+# (fillrandom + waitforcompaction), so readwhilewriting's writes never leak into the next run.
 set -euo pipefail
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; exit 0; fi
 cd "$(dirname "$0")/../.."
 NUM=${NUM:-1000000}
-READS=${READS:-500000}
-REPS=${REPS:-3}
-DIR=${DIR:-/var/tmp/kvbench-vs}
-RUNNER=${RUNNER:-bin/kvbench-runner}
+READS=${READS:-300000}
+REPS=${REPS:-5}
+DIRS=${DIRS:-/dev/shm /var/tmp}
+THREADS=${THREADS:-1 2}
+BENCHMARKS=${BENCHMARKS:-fillrandom readrandom readwhilewriting seekrandom}
+WRITE_RATE=${WRITE_RATE:-2097152}
 DBBENCH=${DBBENCH:-/usr/bin/db_bench}
-WRITE_RATE=${WRITE_RATE:-2097152}   # readwhilewriting writer, bytes/s (both tools)
-[ -x "$RUNNER" ] || go build -o "$RUNNER" ./runner/cmd/kvbench-runner
-COMMON=(--num="$NUM" --key_size=16 --value_size=100 --compression_type=snappy --compression_ratio=0.5
-  --cache_size=8388608 --bloom_bits=10 --write_buffer_size=67108864 --seed=1)
-mkdir -p "$DIR"
+if [ -z "${RUNNER:-}" ]; then
+  RUNNER=bin/kvbench-runner
+  go build -o "$RUNNER" ./runner/cmd/kvbench-runner
+fi
+# --seed: the base database is filled with seed 1 and every measured run uses seed 2. With one
+# seed for both, db_bench's reader threads would replay its filler's key sequence and find every
+# key (the runner's generator draws other keys and finds the expected ~63%), so the two tools would
+# not do the same work.
+COMMON=(--key_size=16 --value_size=100 --compression_type=snappy --compression_ratio=0.5
+  --cache_size=8388608 --bloom_bits=10 --write_buffer_size=67108864)
+READFLAGS=(--reads="$READS" --use_existing_db=1 --seek_nexts=10 --benchmark_write_rate_limit="$WRITE_RATE")
 
-opsps() { sed -n 's/^'"$1"' *: *[0-9.]* micros\/op \([0-9]*\) ops\/sec.*/\1/p' | tail -1; }
+WORK=()
+RAWTMP=$(mktemp)
+cleanup() { rm -rf "${WORK[@]}" "$RAWTMP"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
-runner() { "$RUNNER" bench --engine=rocksdb --db="$DIR/db" "${COMMON[@]}" "$@" 2>/dev/null; }
-dbbench() { "$DBBENCH" --db="$DIR/db" "${COMMON[@]}" "$@" 2>/dev/null; }
+# ops <benchmark>: the ops/sec of a db_bench-format result line.
+ops() { sed -n 's/^'"$1"' *: *[0-9.]* micros\/op \([0-9]*\) ops\/sec.*/\1/p' | tail -1; }
+run_tool() { # run_tool runner|db_bench <db> <flags...>
+  local tool=$1 db=$2; shift 2
+  if [ "$tool" = runner ]; then
+    "$RUNNER" bench --engine=rocksdb --db="$db" "${COMMON[@]}" --seed=2 "$@" 2>/dev/null
+  else
+    "$DBBENCH" --db="$db" "${COMMON[@]}" --seed=2 "$@" 2>/dev/null
+  fi
+}
 
-printf "%-18s %7s %12s %12s %7s\n" benchmark threads runner db_bench ratio
-for t in 1 2; do
-  for b in fillrandom readrandom readwhilewriting seekrandom; do
-    r_sum=0; d_sum=0
-    for i in $(seq "$REPS"); do
-      if [ "$b" = fillrandom ]; then
-        extra=(--benchmarks=fillrandom --threads="$t" --num=$((NUM / t)))
-        r=$(runner "${extra[@]}" | opsps fillrandom)
-        d=$(dbbench "${extra[@]}" | opsps fillrandom)
-      else
-        # The read benchmarks share one database that db_bench filled.
-        if [ ! -f "$DIR/db/CURRENT" ] || [ "${FILLED:-}" != 1 ]; then
-          rm -rf "$DIR/db"; dbbench --benchmarks=fillrandom,waitforcompaction >/dev/null; FILLED=1
-        fi
-        extra=(--benchmarks="$b" --threads="$t" --reads="$READS" --use_existing_db=1 --seek_nexts=10
-          --benchmark_write_rate_limit="$WRITE_RATE")
-        # Alternate which tool goes first so neither always gets the warmer cache.
-        if [ $((i % 2)) = 1 ]; then
-          r=$(runner "${extra[@]}" | opsps "$b"); d=$(dbbench "${extra[@]}" | opsps "$b")
-        else
-          d=$(dbbench "${extra[@]}" | opsps "$b"); r=$(runner "${extra[@]}" | opsps "$b")
-        fi
-      fi
-      r_sum=$((r_sum + r)); d_sum=$((d_sum + d))
+check_options() { # both tools create a DB in $1; their OPTIONS files must match
+  local w=$1
+  run_tool runner "$w/opt-runner" --benchmarks=fillrandom --num=1000 >/dev/null
+  run_tool db_bench "$w/opt-dbbench" --benchmarks=fillrandom --num=1000 >/dev/null
+  local filter='^#|listeners=|create_missing_column_families='
+  if ! diff <(grep -Ev "$filter" "$w"/opt-runner/OPTIONS-* | sed 's/^ *//') \
+            <(grep -Ev "$filter" "$w"/opt-dbbench/OPTIONS-* | sed 's/^ *//') >"$w/options.diff"; then
+    echo "OPTIONS differ (< runner, > db_bench):" >&2; cat "$w/options.diff" >&2; exit 1
+  fi
+  rm -rf "$w/opt-runner" "$w/opt-dbbench"
+}
+
+echo "# $(date -u +%FT%TZ) $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(uname -r)"
+echo "# runner: $("$RUNNER" bench --help >/dev/null 2>&1 && echo "$RUNNER") db_bench: $DBBENCH ($(dpkg-query -W -f '${Version}' rocksdb-tools 2>/dev/null || echo '?'))"
+echo "# NUM=$NUM READS=$READS REPS=$REPS THREADS='$THREADS' WRITE_RATE=$WRITE_RATE"
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for parent in $DIRS; do
+  w=$(mktemp -d "$parent/kvb-vs.XXXXXX"); WORK+=("$w")
+  check_options "$w"
+  case " $BENCHMARKS " in *" readrandom "*|*" readwhilewriting "*|*" seekrandom "*)
+    run_tool db_bench "$w/base" --benchmarks=fillrandom,waitforcompaction --num="$NUM" --seed=1 >/dev/null ;;
+  esac
+  for rep in $(seq "$REPS"); do
+    for t in $THREADS; do
+      for b in $BENCHMARKS; do
+        if [ $((rep % 2)) = 1 ]; then order="runner db_bench"; else order="db_bench runner"; fi
+        for tool in $order; do
+          rm -rf "$w/db"
+          if [ "$b" = fillrandom ]; then
+            r=$(run_tool "$tool" "$w/db" --benchmarks=fillrandom --threads="$t" --num=$((NUM / t)) | ops fillrandom)
+          else
+            cp -a "$w/base" "$w/db"
+            r=$(run_tool "$tool" "$w/db" --benchmarks="$b" --threads="$t" --num="$NUM" "${READFLAGS[@]}" | ops "$b")
+          fi
+          echo "$parent $b $t $rep $tool ${r:-0}" >>"$RAWTMP"
+        done
+      done
     done
-    [ "$b" = fillrandom ] && FILLED=0
-    printf "%-18s %7s %12d %12d %7.3f\n" "$b" "$t" $((r_sum / REPS)) $((d_sum / REPS)) \
-      "$(echo "$r_sum / $d_sum" | bc -l)"
   done
+  rm -rf "$w"
 done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -n "${RAW:-}" ] && cp "$RAWTMP" "$RAW"
+
+# Medians over the repetitions: of each tool's ops/sec and of the per-repetition ratio.
+awk -v benches="$BENCHMARKS" -v threads="$THREADS" -v dirs="$DIRS" '
+function median(a, n,   i, j, x) {
+  for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ v[$1, $2, $3, $4, $5] = $6; reps[$4] = 1 }
+END {
+  printf "%-9s %-17s %3s %10s %10s %7s %13s %3s\n", "dir", "benchmark", "thr", "runner", "db_bench", "ratio", "ratio min-max", "n"
+  nd = split(dirs, D, " "); nb = split(benches, B, " "); nt = split(threads, T, " ")
+  for (di = 1; di <= nd; di++) for (ti = 1; ti <= nt; ti++) for (bi = 1; bi <= nb; bi++) {
+    n = 0; lo = 1e9; hi = 0
+    for (r in reps) {
+      k1 = D[di] SUBSEP B[bi] SUBSEP T[ti] SUBSEP r
+      if (!((k1 SUBSEP "runner") in v) || !((k1 SUBSEP "db_bench") in v)) continue
+      x = v[k1, "runner"]; y = v[k1, "db_bench"]; if (y <= 0) continue
+      n++; R[n] = x; Y[n] = y; Q[n] = x / y; if (Q[n] < lo) lo = Q[n]; if (Q[n] > hi) hi = Q[n]
+    }
+    if (n == 0) continue
+    printf "%-9s %-17s %3s %10d %10d %7.3f %6.2f-%-6.2f %3d\n", D[di], B[bi], T[ti], median(R, n), median(Y, n), median(Q, n), lo, hi, n
+  }
+}' "$RAWTMP"

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -94,7 +93,7 @@ func (e *env) bulkLoad(ctx context.Context, db engine.DB, bl engine.BulkLoader, 
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	workers := max(1, min(e.cpus, 8))
 	if e.ds.Num < int64(workers)*1000 {
 		workers = 1
 	}

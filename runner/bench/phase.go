@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,13 +44,14 @@ type thread struct {
 	bytes  int64
 	// last is the end of the previous operation: in a closed loop it is also the start of the
 	// next, so each operation costs one clock read.
-	last  time.Duration
-	start time.Duration
-	end   time.Duration
-	ops   atomic.Int64
-	_     [56]byte // keep ops counters of different threads on different cache lines
-	base  time.Time
-	stop  *atomic.Bool
+	last    time.Duration
+	yielded time.Duration // when the thread last passed through the scheduler (maybeYield)
+	start   time.Duration
+	end     time.Duration
+	ops     atomic.Int64
+	_       [56]byte // keep ops counters of different threads on different cache lines
+	base    time.Time
+	stop    *atomic.Bool
 }
 
 func (t *thread) now() time.Duration { return time.Since(t.base) }
@@ -60,6 +62,22 @@ func (t *thread) done(k opKind) {
 	t.hists[k].Record(int64(now - t.last))
 	t.last = now
 	t.ops.Add(1)
+	t.maybeYield(now)
+}
+
+// yieldInterval: a worker whose operations are back-to-back cgo calls never passes through the
+// Go scheduler. After 10ms without a scheduling point sysmon treats it as a hog, takes its P away
+// during a cgo call, and then polls every 20µs for the next millisecond: thousands of wake-ups
+// a second (perf stat: ~5000 context switches/s against db_bench's ~300) on CPUs the engine's own
+// threads need. A Gosched every 5ms is a scheduling point and keeps sysmon asleep; it costs ~0.2µs
+// plus, when a P is idle, one wake-up of a spinning M (wakep): ~400 context switches/s in all.
+const yieldInterval = 5 * time.Millisecond
+
+func (t *thread) maybeYield(now time.Duration) {
+	if now-t.yielded >= yieldInterval {
+		t.yielded = now
+		runtime.Gosched()
+	}
 }
 
 // doneAt records one operation whose latency counts from intended (a scheduled start under a
@@ -69,6 +87,7 @@ func (t *thread) doneAt(k opKind, intended time.Duration) {
 	t.hists[k].Record(int64(now - intended))
 	t.last = now
 	t.ops.Add(1)
+	t.maybeYield(now)
 }
 
 func (t *thread) hist(k opKind) *hist.Histogram {
@@ -107,6 +126,8 @@ type env struct {
 	observer         Observer
 	ds               Dataset
 	seedSalt         uint64
+	// cpus is the CPU budget (GOMAXPROCS as the run found it, before Run raised it).
+	cpus int
 }
 
 // Observer follows a run's progress (the Prometheus metrics implement it).

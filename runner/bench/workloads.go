@@ -32,7 +32,9 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 	if limit < 1<<62 {
 		p.expected = limit * int64(threads)
 	}
-	write := func(t *thread, v uint64) error {
+	// put is db.Put (readrandomwriterandom's writes, as db_bench's DB::Put); fills use fill, a
+	// per-thread engine.Writer committing a batch of one per write (db_bench's DoWrite).
+	put := func(t *thread, v uint64) error {
 		val := t.values.Next()
 		if err := db.Put(keys.Put(t.key, v), val); err != nil {
 			return err
@@ -41,34 +43,32 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 		t.done(opWrite)
 		return nil
 	}
+	fill := func(t *thread, next func(i int64) uint64) error {
+		w := engine.NewWriter(db)
+		defer w.Close()
+		for i := int64(0); i < limit && !t.stopped(); i++ {
+			val := t.values.Next()
+			if err := w.Put(keys.Put(t.key, next(i)), val); err != nil {
+				return err
+			}
+			t.bytes += int64(len(t.key) + len(val))
+			t.done(opWrite)
+		}
+		return nil
+	}
 	switch w.Name {
 	case api.WorkloadFillSeq:
 		p.work = func(t *thread) error {
-			for i := int64(0); i < limit && !t.stopped(); i++ {
-				if err := write(t, uint64(i)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return fill(t, func(i int64) uint64 { return uint64(i) })
 		}
 	case api.WorkloadFillRandom, api.WorkloadOverwrite:
 		p.work = func(t *thread) error {
-			for i := int64(0); i < limit && !t.stopped(); i++ {
-				if err := write(t, t.rand.Uint64n(num)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return fill(t, func(int64) uint64 { return t.rand.Uint64n(num) })
 		}
 	case api.WorkloadFillUniqueRandom:
 		p.work = func(t *thread) error {
 			perm := keygen.NewPermutation(num, ds.Seed+seedSalt+uint64(t.id))
-			for i := int64(0); i < limit && !t.stopped(); i++ {
-				if err := write(t, perm.At(uint64(i)%num)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return fill(t, func(i int64) uint64 { return perm.At(uint64(i) % num) })
 		}
 	case api.WorkloadFillSync:
 		// db_bench runs fillsync with num/1000 operations.
@@ -168,7 +168,7 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 						t.bytes += int64(len(t.key) + n)
 					}
 					t.done(opRead)
-				} else if err := write(t, v); err != nil {
+				} else if err := put(t, v); err != nil {
 					return err
 				}
 			}
@@ -181,18 +181,12 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 		if w.SeekNexts != nil {
 			nexts = int(*w.SeekNexts)
 		}
+		// Each seek uses a fresh iterator, as db_bench's SeekRandom does (engine.SeekNexter).
 		p.work = func(t *thread) error {
-			it := db.NewIterator()
-			defer it.Close()
-			sn, native := it.(engine.SeekNexter)
 			for i := int64(0); i < limit && !t.stopped(); i++ {
-				key := keys.Put(t.key, t.rand.Uint64n(num))
-				var found bool
-				var n int
-				if native {
-					found, n = sn.SeekNexts(key, nexts)
-				} else {
-					found, n = engine.GenericSeekNexts(it, key, nexts)
+				found, n, err := engine.SeekNexts(db, keys.Put(t.key, t.rand.Uint64n(num)), nexts)
+				if err != nil {
+					return err
 				}
 				t.reads++
 				if found {
@@ -201,18 +195,20 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 				t.bytes += int64(n)
 				t.done(opSeek)
 			}
-			return it.Err()
+			return nil
 		}
 	case api.WorkloadDeleteSeq, api.WorkloadDeleteRandom:
 		p.kinds = []opKind{opDelete}
 		seq := w.Name == api.WorkloadDeleteSeq
 		p.work = func(t *thread) error {
+			w := engine.NewWriter(db) // db_bench's DoDelete: a batch of one per delete
+			defer w.Close()
 			for i := int64(0); i < limit && !t.stopped(); i++ {
 				v := uint64(i)
 				if !seq {
 					v = t.rand.Uint64n(num)
 				}
-				if err := db.Delete(keys.Put(t.key, v)); err != nil {
+				if err := w.Delete(keys.Put(t.key, v)); err != nil {
 					return err
 				}
 				t.done(opDelete)
@@ -267,9 +263,19 @@ func readRandomWork(db engine.DB, keys keygen.Keys, num uint64, limit int64) fun
 	}
 }
 
-// backgroundWriter is readwhilewriting's writer: random overwrites until ctx ends, at rate
-// writes/s if rate > 0. Latency counts from each write's scheduled time (coordinated omission):
-// if a write stalls, the writes queued behind it are charged the wait.
+// writerQuantum is how far ahead of its schedule the rate-limited writer may run before it
+// sleeps. Sleeping before every write (every 55µs at db_bench's 2 MB/s of 116-byte writes) costs a
+// timer, a park and a futex wake-up per write, CPU the readers then lack; db_bench's writer, a
+// RocksDB GenericRateLimiter with a 100ms refill period, sleeps about ten times a second. With a
+// 10ms quantum the rate holds over any window longer than 10ms and the writer sleeps at most
+// 100 times a second.
+const writerQuantum = 10 * time.Millisecond
+
+// backgroundWriter is readwhilewriting's writer: random overwrites with DB::Put (as db_bench's
+// BGWriter) until ctx ends, at rate writes/s if rate > 0. Write i is scheduled at start+i/rate.
+// Latency counts from the earlier of the scheduled and the actual start (coordinated omission:
+// if a write stalls, the writes queued behind it are charged the wait; a write the quantum let
+// start early is charged only its own time).
 func backgroundWriter(ctx context.Context, db engine.DB, ds Dataset, base time.Time, rate int64, salt uint64) (*thread, error) {
 	keys := ds.Keys()
 	seed := ds.Seed*31 + salt + 0xbadc0ffee
@@ -286,25 +292,34 @@ func backgroundWriter(ctx context.Context, db engine.DB, ds Dataset, base time.T
 			interval = 1
 		}
 	}
-	for i := int64(0); ctx.Err() == nil; i++ {
-		intended := t.last
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	// The first write happens even if the readers are already done, so that a very short phase
+	// still reports a write rate; after that the writer stops as soon as ctx ends.
+	for i := int64(0); i == 0 || ctx.Err() == nil; i++ {
+		origin := t.last
 		if interval > 0 {
-			intended = t.start + time.Duration(i)*interval
-			if wait := intended - t.now(); wait > 0 {
+			intended := t.start + time.Duration(i)*interval
+			now := t.now()
+			if ahead := intended - now; ahead >= writerQuantum {
+				timer.Reset(ahead)
 				select {
 				case <-ctx.Done():
-				case <-time.After(wait):
+				case <-timer.C:
 				}
-				if ctx.Err() != nil {
+				if ctx.Err() != nil && i > 0 {
 					break
 				}
+				now = t.now()
 			}
+			origin = min(intended, now)
 		}
 		val := t.values.Next()
 		if err := db.Put(keys.Put(t.key, t.rand.Uint64n(num)), val); err != nil {
 			return t, err
 		}
-		t.doneAt(opWrite, intended)
+		t.doneAt(opWrite, origin)
 	}
 	t.end = t.now()
 	return t, nil

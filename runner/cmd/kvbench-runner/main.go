@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -33,6 +34,7 @@ type outputs struct {
 	summaryPath string
 	metricsAddr string
 	histogram   bool
+	cpuProfile  string
 }
 
 func run(args []string) int {
@@ -68,6 +70,7 @@ func (o *outputs) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.jsonPath, "json", "", "write the full JSON result to this file")
 	cmd.Flags().StringVar(&o.summaryPath, "summary-file", "", "write the compact summary (at most 4096 bytes) to this file")
 	cmd.Flags().StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus progress metrics on this address (e.g. :8080)")
+	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go pprof CPU profile of the whole run to this file")
 }
 
 func runCmd() *cobra.Command {
@@ -110,6 +113,17 @@ func execute(cfg api.RunnerConfig, o outputs) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := bench.Options{Stdout: os.Stdout, Stderr: os.Stderr, Histogram: o.histogram}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if o.metricsAddr != "" {
 		m := newMetrics()
 		closeFn, err := m.serve(o.metricsAddr)

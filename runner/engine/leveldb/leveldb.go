@@ -3,17 +3,74 @@ package leveldb
 
 /*
 #cgo LDFLAGS: -lleveldb
+#cgo noescape kvb_get
+#cgo nocallback kvb_get
+#cgo noescape kvb_put
+#cgo nocallback kvb_put
+#cgo noescape kvb_write_one
+#cgo nocallback kvb_write_one
+#cgo noescape kvb_seek_nexts
+#cgo nocallback kvb_seek_nexts
 #include <stdlib.h>
 #include <string.h>
 #include <leveldb/c.h>
 
 // Get with the value freed in C: one crossing, no copy into Go memory (levigo's Get copies).
-static int kvb_get(leveldb_t* db, const leveldb_readoptions_t* ro, const char* k, size_t klen,
-                   size_t* vlen, char** err) {
-	char* v = leveldb_get(db, ro, k, klen, vlen, err);
-	if (v == NULL) return 0;
-	leveldb_free(v);
-	return 1;
+static char* kvb_get(leveldb_t* db, const leveldb_readoptions_t* ro, const char* k, size_t klen,
+                     size_t* vlen, int* found) {
+	char* err = NULL;
+	char* v = leveldb_get(db, ro, k, klen, vlen, &err);
+	*found = v != NULL;
+	if (v != NULL) leveldb_free(v);
+	return err;
+}
+
+static char* kvb_put(leveldb_t* db, const leveldb_writeoptions_t* wo, const char* k, size_t klen,
+                     const char* v, size_t vlen) {
+	char* err = NULL;
+	leveldb_put(db, wo, k, klen, v, vlen, &err);
+	return err;
+}
+
+// LevelDB's db_bench writes through a reused WriteBatch of one entry (a delete when v is NULL).
+static char* kvb_write_one(leveldb_t* db, const leveldb_writeoptions_t* wo, leveldb_writebatch_t* b,
+                           const char* k, size_t klen, const char* v, size_t vlen) {
+	char* err = NULL;
+	leveldb_writebatch_clear(b);
+	if (v != NULL) {
+		leveldb_writebatch_put(b, k, klen, v, vlen);
+	} else {
+		leveldb_writebatch_delete(b, k, klen);
+	}
+	leveldb_write(db, wo, b, &err);
+	return err;
+}
+
+// seekrandom's operation in one crossing: a fresh iterator (as db_bench), Seek, exact-hit check,
+// nexts Next calls copying values out (levigo's Key/Value would copy each into Go memory).
+static char* kvb_seek_nexts(leveldb_t* db, const leveldb_readoptions_t* ro, const char* k, size_t klen,
+                            int nexts, size_t* bytes, int* found) {
+	char buf[256];
+	size_t kl, vl;
+	char* err = NULL;
+	leveldb_iterator_t* it = leveldb_create_iterator(db, ro);
+	*found = 0;
+	leveldb_iter_seek(it, k, klen);
+	if (leveldb_iter_valid(it)) {
+		const char* kk = leveldb_iter_key(it, &kl);
+		*found = kl == klen && memcmp(kk, k, klen) == 0;
+	}
+	for (int j = 0; j < nexts && leveldb_iter_valid(it); j++) {
+		leveldb_iter_key(it, &kl);
+		const char* v = leveldb_iter_value(it, &vl);
+		memcpy(buf, v, vl < sizeof buf ? vl : sizeof buf);
+		__asm__ volatile("" : : "r"(buf) : "memory");
+		*bytes += kl + vl;
+		leveldb_iter_next(it);
+	}
+	leveldb_iter_get_error(it, &err);
+	leveldb_iter_destroy(it);
+	return err;
 }
 */
 import "C"
@@ -44,6 +101,7 @@ type DB struct {
 	filter *levigo.FilterPolicy
 	rawDB  *C.leveldb_t
 	rawRO  *C.leveldb_readoptions_t
+	rawWO  *C.leveldb_writeoptions_t
 }
 
 // Open opens (creating if allowed) a LevelDB database with the shared options.
@@ -101,13 +159,15 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	if fastPathOK {
 		d.rawDB = (*C.leveldb_t)(rawPtr(db))
 		d.rawRO = (*C.leveldb_readoptions_t)(rawPtr(d.ro))
+		d.rawWO = (*C.leveldb_writeoptions_t)(rawPtr(d.wo))
 	}
 	return d, nil
 }
 
 // levigo exports its C handles as the first struct field; the types are per-package cgo types,
 // so we reinterpret the pointer after checking the layout at init.
-var fastPathOK = firstFieldPtr(levigo.DB{}) && firstFieldPtr(levigo.ReadOptions{}) && firstFieldPtr(levigo.Options{})
+var fastPathOK = firstFieldPtr(levigo.DB{}) && firstFieldPtr(levigo.ReadOptions{}) && firstFieldPtr(levigo.Options{}) &&
+	firstFieldPtr(levigo.WriteOptions{}) && firstFieldPtr(levigo.WriteBatch{})
 
 func firstFieldPtr(v any) bool {
 	t := reflect.TypeOf(v)
@@ -127,17 +187,85 @@ func (d *DB) Get(key []byte) (bool, int, error) {
 		return v != nil, len(v), err
 	}
 	var vlen C.size_t
-	var cerr *C.char
-	found := C.kvb_get(d.rawDB, d.rawRO, (*C.char)(unsafe.Pointer(unsafe.SliceData(key))), C.size_t(len(key)), &vlen, &cerr)
-	if cerr != nil {
-		msg := C.GoString(cerr)
-		C.leveldb_free(unsafe.Pointer(cerr))
-		return false, 0, errors.New(msg)
+	var found C.int
+	if err := cerror(C.kvb_get(d.rawDB, d.rawRO, cbytes(key), C.size_t(len(key)), &vlen, &found)); err != nil {
+		return false, 0, err
 	}
 	return found != 0, int(vlen), nil
 }
 
-func (d *DB) Put(key, value []byte) error     { return d.db.Put(d.wo, key, value) }
+func cbytes(b []byte) *C.char { return (*C.char)(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// cerror turns a LevelDB error string into an error and frees it.
+func cerror(e *C.char) error {
+	if e == nil {
+		return nil
+	}
+	msg := C.GoString(e)
+	C.leveldb_free(unsafe.Pointer(e))
+	return errors.New(msg)
+}
+
+// SeekNexts implements engine.SeekNexter in one crossing.
+func (d *DB) SeekNexts(key []byte, nexts int) (bool, int, error) {
+	if d.rawDB == nil {
+		it := d.NewIterator()
+		defer it.Close()
+		found, n := engine.GenericSeekNexts(it, key, nexts)
+		return found, n, it.Err()
+	}
+	var n C.size_t
+	var found C.int
+	err := cerror(C.kvb_seek_nexts(d.rawDB, d.rawRO, cbytes(key), C.size_t(len(key)), C.int(nexts), &n, &found))
+	return found != 0, int(n), err
+}
+
+// writer is db_bench's write path: a reused WriteBatch of one entry, one crossing per write.
+type writer struct {
+	d *DB
+	b *levigo.WriteBatch
+}
+
+// NewWriter implements engine.WriterMaker.
+func (d *DB) NewWriter() engine.Writer { return &writer{d: d, b: levigo.NewWriteBatch()} }
+
+func (w *writer) Put(key, value []byte) error {
+	if w.d.rawDB == nil {
+		w.b.Clear()
+		w.b.Put(key, value)
+		return w.d.db.Write(w.d.wo, w.b)
+	}
+	v := cbytes(value)
+	if v == nil {
+		v = (*C.char)(unsafe.Pointer(&zero)) // an empty value stays a Put
+	}
+	return w.write(key, v, len(value))
+}
+
+func (w *writer) Delete(key []byte) error {
+	if w.d.rawDB == nil {
+		w.b.Clear()
+		w.b.Delete(key)
+		return w.d.db.Write(w.d.wo, w.b)
+	}
+	return w.write(key, nil, 0)
+}
+
+func (w *writer) write(key []byte, v *C.char, vlen int) error {
+	return cerror(C.kvb_write_one(w.d.rawDB, w.d.rawWO, (*C.leveldb_writebatch_t)(rawPtr(w.b)),
+		cbytes(key), C.size_t(len(key)), v, C.size_t(vlen)))
+}
+
+func (w *writer) Close() { w.b.Close() }
+
+var zero byte
+
+func (d *DB) Put(key, value []byte) error {
+	if d.rawDB == nil {
+		return d.db.Put(d.wo, key, value)
+	}
+	return cerror(C.kvb_put(d.rawDB, d.rawWO, cbytes(key), C.size_t(len(key)), cbytes(value), C.size_t(len(value))))
+}
 func (d *DB) Delete(key []byte) error         { return d.db.Delete(d.wo, key) }
 func (d *DB) PutSync(key, value []byte) error { return d.db.Put(d.swo, key, value) }
 

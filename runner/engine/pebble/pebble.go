@@ -2,6 +2,7 @@
 package pebble
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -189,6 +190,30 @@ func (i *iterator) Err() error {
 	return i.it.Error()
 }
 func (i *iterator) Close() { _ = i.it.Close() }
+
+// SeekNexts implements engine.SeekNexter: db_bench's seekrandom operation (a fresh iterator,
+// Seek, exact-hit check, nexts Next calls copying each value out) without the adapter's iterator
+// wrapper, which would be one heap allocation per operation.
+func (d *DB) SeekNexts(key []byte, nexts int) (bool, int, error) {
+	it, err := d.db.NewIter(nil)
+	if err != nil {
+		return false, 0, err
+	}
+	found := it.SeekGE(key) && bytes.Equal(it.Key(), key)
+	var buf [256]byte
+	n := 0
+	for j := 0; j < nexts && it.Valid(); j++ {
+		v := it.Value()
+		copy(buf[:], v)
+		n += len(it.Key()) + len(v)
+		it.Next()
+	}
+	err = it.Error()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return found, n, err
+}
 
 // NewTableWriter writes an sstable in the database's table format with its level options.
 func (d *DB) NewTableWriter(path string) (engine.TableWriter, error) {

@@ -3,7 +3,11 @@ package rocksdb
 
 /*
 #cgo LDFLAGS: -lrocksdb -lstdc++
+#include <rocksdb/c.h>
 const char* kvb_rocksdb_version();
+void kvb_dbbench_options(rocksdb_options_t* o);
+void kvb_dbbench_table_options(rocksdb_block_based_table_options_t* t);
+void kvb_set_bloom(rocksdb_block_based_table_options_t* t, double bits);
 */
 import "C"
 
@@ -28,6 +32,8 @@ type DB struct {
 	swo  *grocksdb.WriteOptions
 	bbto *grocksdb.BlockBasedTableOptions
 	path string
+	// r holds the raw C handles for the one-crossing fast paths (nil if unavailable).
+	r *raw
 	// ownsExtractor: the options hold a prefix extractor; grocksdb v1.7.15's Options.Destroy
 	// frees it a second time after the DB did, so such options are not destroyed (a tiny leak).
 	ownsExtractor bool
@@ -40,6 +46,10 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	}
 	o := cfg.Options
 	opts := grocksdb.NewDefaultOptions()
+	if optionsLayoutOK {
+		// db_bench's flag defaults first (see dbbench_defaults.cc), then what was asked for.
+		C.kvb_dbbench_options((*C.rocksdb_options_t)(rawPtr(opts)))
+	}
 	opts.SetCreateIfMissing(!cfg.MustExist)
 	if o.OptimizeForPointLookup != nil {
 		opts.OptimizeForPointLookup(uint64(o.OptimizeForPointLookup.Value() >> 20))
@@ -62,10 +72,17 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		opts.SetAllowMmapReads(true)
 	} else if o.OptimizeForPointLookup == nil || o.CacheSize != nil || o.BloomBits != nil || o.BlockSize != nil {
 		bbto = grocksdb.NewDefaultBlockBasedTableOptions()
+		if optionsLayoutOK {
+			C.kvb_dbbench_table_options((*C.rocksdb_block_based_table_options_t)(rawPtr(bbto)))
+		}
 		// db_bench's default block cache is 8 MiB; keep that when unset so results compare.
 		bbto.SetBlockCache(grocksdb.NewLRUCache(uint64(engine.Bytes(o.CacheSize, 8<<20))))
 		if bits := engine.Int(o.BloomBits, 0); bits > 0 {
-			bbto.SetFilterPolicy(grocksdb.NewBloomFilter(float64(bits)))
+			if optionsLayoutOK {
+				C.kvb_set_bloom((*C.rocksdb_block_based_table_options_t)(rawPtr(bbto)), C.double(bits))
+			} else {
+				bbto.SetFilterPolicy(grocksdb.NewBloomFilter(float64(bits)))
+			}
 		}
 		if o.BlockSize != nil {
 			bbto.SetBlockSize(int(o.BlockSize.Value()))
@@ -124,7 +141,9 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	wo.SetSync(engine.Bool(o.Sync))
 	swo := grocksdb.NewDefaultWriteOptions()
 	swo.SetSync(true)
-	return &DB{db: db, opts: opts, ro: grocksdb.NewDefaultReadOptions(), wo: wo, swo: swo, bbto: bbto, path: cfg.Path, ownsExtractor: engine.Bool(o.PlainTable)}, nil
+	ro := grocksdb.NewDefaultReadOptions()
+	return &DB{db: db, opts: opts, ro: ro, wo: wo, swo: swo, bbto: bbto, path: cfg.Path,
+		ownsExtractor: engine.Bool(o.PlainTable), r: newRaw(db, ro, wo)}, nil
 }
 
 func compression(c api.Compression) grocksdb.CompressionType {
@@ -143,8 +162,8 @@ func compression(c api.Compression) grocksdb.CompressionType {
 func (d *DB) Version() string { return "rocksdb " + C.GoString(C.kvb_rocksdb_version()) }
 
 func (d *DB) Get(key []byte) (bool, int, error) {
-	if fastPathOK {
-		return fastGet(d.db, d.ro, key)
+	if d.r != nil {
+		return d.r.get(key)
 	}
 	s, err := d.db.Get(d.ro, key)
 	if err != nil {
@@ -154,7 +173,12 @@ func (d *DB) Get(key []byte) (bool, int, error) {
 	return s.Exists(), s.Size(), nil
 }
 
-func (d *DB) Put(key, value []byte) error     { return d.db.Put(d.wo, key, value) }
+func (d *DB) Put(key, value []byte) error {
+	if d.r != nil {
+		return d.r.put(key, value)
+	}
+	return d.db.Put(d.wo, key, value)
+}
 func (d *DB) Delete(key []byte) error         { return d.db.Delete(d.wo, key) }
 func (d *DB) PutSync(key, value []byte) error { return d.db.Put(d.swo, key, value) }
 
@@ -187,32 +211,71 @@ func (b *batch) Delete(key []byte)     { b.b.Delete(key) }
 func (b *batch) Count() int            { return b.b.Count() }
 func (b *batch) Close()                { b.b.Destroy() }
 func (b *batch) Commit() error {
+	perfDisable()
 	err := b.d.db.Write(b.d.wo, b.b)
 	b.b.Clear()
 	return err
 }
 
+// writer is db_bench's DoWrite path: one reused WriteBatch per goroutine, one crossing per write.
+type writer struct {
+	r *raw
+	b *grocksdb.WriteBatch
+	c *C.rocksdb_writebatch_t
+}
+
+// NewWriter implements engine.WriterMaker.
+func (d *DB) NewWriter() engine.Writer {
+	if d.r == nil {
+		return &batchWriter{b: d.NewBatch()}
+	}
+	b := grocksdb.NewWriteBatch()
+	return &writer{r: d.r, b: b, c: (*C.rocksdb_writebatch_t)(rawPtr(b))}
+}
+
+func (w *writer) Put(key, value []byte) error {
+	if value == nil {
+		value = []byte{}
+	}
+	return w.r.writeOne(w.c, key, value)
+}
+func (w *writer) Delete(key []byte) error { return w.r.writeOne(w.c, key, nil) }
+func (w *writer) Close()                  { w.b.Destroy() }
+
+// batchWriter is the Writer when the fast path is unavailable.
+type batchWriter struct{ b engine.Batch }
+
+func (w *batchWriter) Put(key, value []byte) error { w.b.Put(key, value); return w.b.Commit() }
+func (w *batchWriter) Delete(key []byte) error     { w.b.Delete(key); return w.b.Commit() }
+func (w *batchWriter) Close()                      { w.b.Close() }
+
+// SeekNexts implements engine.SeekNexter: db_bench's seekrandom operation in one crossing.
+func (d *DB) SeekNexts(key []byte, nexts int) (bool, int, error) {
+	if d.r != nil {
+		return d.r.seekNexts(key, nexts)
+	}
+	it := d.NewIterator()
+	defer it.Close()
+	found, n := engine.GenericSeekNexts(it, key, nexts)
+	return found, n, it.Err()
+}
+
 type iterator struct{ it *grocksdb.Iterator }
 
-func (d *DB) NewIterator() engine.Iterator { return &iterator{it: d.db.NewIterator(d.ro)} }
-func (i *iterator) SeekToFirst()           { i.it.SeekToFirst() }
-func (i *iterator) SeekToLast()            { i.it.SeekToLast() }
-func (i *iterator) Seek(key []byte)        { i.it.Seek(key) }
-func (i *iterator) Valid() bool            { return i.it.Valid() }
-func (i *iterator) Next()                  { i.it.Next() }
-func (i *iterator) Prev()                  { i.it.Prev() }
-func (i *iterator) Key() []byte            { return i.it.Key().Data() }
-func (i *iterator) ValueSize() int         { return i.it.Value().Size() }
-func (i *iterator) Err() error             { return i.it.Err() }
-func (i *iterator) Close()                 { i.it.Close() }
-
-// SeekNexts is db_bench's seekrandom step; see engine.SeekNexter.
-func (i *iterator) SeekNexts(key []byte, nexts int) (bool, int) {
-	if fastPathOK {
-		return fastSeekNexts(i.it, key, nexts)
-	}
-	return engine.GenericSeekNexts(i, key, nexts)
+func (d *DB) NewIterator() engine.Iterator {
+	perfDisable()
+	return &iterator{it: d.db.NewIterator(d.ro)}
 }
+func (i *iterator) SeekToFirst()    { i.it.SeekToFirst() }
+func (i *iterator) SeekToLast()     { i.it.SeekToLast() }
+func (i *iterator) Seek(key []byte) { i.it.Seek(key) }
+func (i *iterator) Valid() bool     { return i.it.Valid() }
+func (i *iterator) Next()           { i.it.Next() }
+func (i *iterator) Prev()           { i.it.Prev() }
+func (i *iterator) Key() []byte     { return i.it.Key().Data() }
+func (i *iterator) ValueSize() int  { return i.it.Value().Size() }
+func (i *iterator) Err() error      { return i.it.Err() }
+func (i *iterator) Close()          { i.it.Close() }
 
 // NewTableWriter writes an SST file with the database's options (compression, block size...).
 func (d *DB) NewTableWriter(path string) (engine.TableWriter, error) {

@@ -1,0 +1,4 @@
+package bench
+
+// WriterQuantum exposes writerQuantum to the external tests.
+const WriterQuantum = writerQuantum
