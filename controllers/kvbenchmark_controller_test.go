@@ -332,10 +332,16 @@ var _ = Describe("KVBenchmark controller", func() {
 						Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 						Message:            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.",
 						LastTransitionTime: metav1.Time{Time: t0}}}})
-					// Before the timeout the run waits and says why.
-					eventuallyRun(client.ObjectKey{Namespace: job.Namespace, Name: "fail"}, "rocksdb", func(r kvv1.RunStatus) bool {
+					// Before the timeout the run waits and says why, and so does the benchmark's condition.
+					got := eventuallyRun(client.ObjectKey{Namespace: job.Namespace, Name: "fail"}, "rocksdb", func(r kvv1.RunStatus) bool {
 						return r.Phase == kvv1.RunPending && r.Reason == kvv1.ReasonUnschedulable
 					})
+					Expect(got.Status.Phase).To(Equal(kvv1.PhasePending))
+					running := meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRunning)
+					Expect(running).NotTo(BeNil())
+					Expect(running.Status).To(Equal(metav1.ConditionFalse))
+					Expect(running.Reason).To(Equal(kvv1.ReasonUnschedulable))
+					Expect(running.Message).To(ContainSubstring("didn't match Pod's node affinity/selector"))
 				},
 				step:   6 * time.Minute,
 				reason: kvv1.ReasonUnschedulable, message: "didn't match Pod's node affinity/selector",

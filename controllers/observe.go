@@ -212,7 +212,11 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 	var finished, succeeded, running int
 	var failedRuns []string
 	var lastFinish *metav1.Time
-	for _, r := range runs {
+	var waiting *kvv1.RunStatus // the first pending run that carries a reason
+	for i, r := range runs {
+		if r.Phase == kvv1.RunPending && r.Reason != "" && waiting == nil {
+			waiting = &runs[i]
+		}
 		switch r.Phase {
 		case kvv1.RunSucceeded:
 			finished++
@@ -269,6 +273,10 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 		set(kvv1.ConditionRunning, true, "RunsActive", fmt.Sprintf("%d run(s) running, %d of %d finished", running, finished, len(runs)))
 	case allDone:
 		set(kvv1.ConditionRunning, false, "Finished", fmt.Sprintf("all %d run(s) finished", len(runs)))
+	case waiting != nil:
+		// Say why nothing runs (Unschedulable with the scheduler's message, WaitingForSlot, ...), so
+		// that the benchmark's own conditions explain a Pending phase.
+		set(kvv1.ConditionRunning, false, waiting.Reason, fmt.Sprintf("run %s: %s", waiting.Name, waiting.Message))
 	default:
 		set(kvv1.ConditionRunning, false, "Waiting", fmt.Sprintf("%d of %d run(s) finished, none running", finished, len(runs)))
 	}
