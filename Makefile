@@ -96,3 +96,21 @@ chart-sync: ## Copy the CRD and RBAC rules from config/ into charts/kvbench-oper
 .PHONY: chart-test
 chart-test: ## helm lint --strict and rendering checks of charts/kvbench-operator (no cluster needed).
 	hack/chart-test.sh
+
+.PHONY: images
+images: ## Build the runner (static, RocksDB+LevelDB linked in, + db_bench) and operator images into bin/images (cached).
+	hack/build-images.sh >/dev/null
+
+.PHONY: local-nvme
+local-nvme: ## In the running local cluster: StorageClass local-nvme, static local PVs, the NVMe node label.
+	hack/local-nvme.sh up
+
+.PHONY: demo
+demo: ## Fresh machine to numbers: build all, cluster up, Prometheus + chart, run a sample, print `kubectl get kvb`.
+	hack/demo.sh
+
+##@ E2E
+
+.PHONY: test-e2e
+test-e2e: ## e2e suite (test/e2e) on a fresh local cluster, torn down afterwards; diagnostics in bin/e2e-artifacts.
+	hack/e2e.sh

@@ -33,7 +33,8 @@ echo "$plain" | grep -q '^ServiceMonitor ' && bad "ServiceMonitor rendered witho
 echo "$plain" | grep -q '^PodMonitor ' && bad "PodMonitor rendered without the monitoring API" || true
 for k in "Deployment t-kvbench-operator" "Service t-kvbench-operator-metrics" "ServiceAccount t-kvbench-operator" \
          "ClusterRole t-kvbench-operator" "ClusterRoleBinding t-kvbench-operator" "Role t-kvbench-operator-leader-election" \
-         "RoleBinding t-kvbench-operator-leader-election" "ConfigMap t-kvbench-operator-dashboard"; do
+         "RoleBinding t-kvbench-operator-leader-election" "ConfigMap t-kvbench-operator-dashboard" \
+         "Lease kvbench-operator.kvbench.io"; do
   echo "$plain" | grep -qx "$k" && ok "renders $k" || bad "missing $k"
 done
 withapi=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --api-versions monitoring.coreos.com/v1/PodMonitor | kinds)

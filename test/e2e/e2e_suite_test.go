@@ -108,7 +108,8 @@ var _ = BeforeSuite(func() {
 		To(Succeed(), "Prometheus is not installed (hack/prometheus.sh install)")
 	promURL = fmt.Sprintf("http://%s:9090", svc.Spec.ClusterIP)
 
-	By("installing the chart (the CRD comes from its crds/ directory)")
+	By("installing the chart; the CRD is applied first, as for an upgrade (Helm installs crds/ only when missing)")
+	run(kubectl, "apply", "--server-side", "--force-conflicts", "-f", chartPath+"/crds")
 	run(helm, "upgrade", "--install", release, chartPath, "-n", releaseNS, "--create-namespace",
 		"--set", "image.tag="+imageTag, "--set", "runner.image=localhost/kvbench-runner:"+imageTag,
 		"--set", "operator.nvmeNodeLabel="+nvmeLabel, "--wait", "--timeout", "3m")

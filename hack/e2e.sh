@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# e2e.sh (make test-e2e): the end-to-end suite (test/e2e, ginkgo, build tag e2e) on a fresh local cluster.
+#   builds what is missing (cached) -> cluster-down --wipe (a clean start) -> cluster-up -> Prometheus -> images ->
+#   local NVMe fixture -> go test -tags e2e ./test/e2e (the suite installs the chart and ends with helm uninstall)
+#   -> on failure: diagnostics into $E2E_ARTIFACTS -> cluster-down --wipe (KEEP_UP=1 keeps the cluster).
+# E2E_ARTIFACTS (default bin/e2e-artifacts/<timestamp>): per failed spec (operator logs, events, pod describe,
+# benchmarks, Prometheus targets, written by the suite) plus the cluster's component logs (kubelet, containerd,
+# apiserver, ...). GINKGO_ARGS are passed to the suite (e.g. GINKGO_ARGS='-ginkgo.focus=OOM').
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/e2e-env.sh"
+ART=${E2E_ARTIFACTS:-$ROOT/bin/e2e-artifacts/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$ART"
+status=1
+finish() {
+  if [ "$status" != 0 ]; then
+    say "FAILED: collecting cluster logs into $ART"
+    mkdir -p "$ART/cluster"
+    for f in "$CL_LOGS"/*.log; do [ -f "$f" ] && tail -n 5000 "$f" >"$ART/cluster/$(basename "$f")"; done
+    if [ -f "$KUBECONFIG" ]; then
+      kc get all,kvbenchmarks,pvc,pv,events -A -o wide >"$ART/cluster/objects.txt" 2>&1 || true
+      kc describe node >"$ART/cluster/node.txt" 2>&1 || true
+      kc -n kvbench-system logs -l app.kubernetes.io/component=manager --tail=-1 >"$ART/cluster/operator.log" 2>&1 || true
+      "$HERE/prometheus.sh" targets >"$ART/cluster/prometheus-targets.txt" 2>&1 || true
+    fi
+    cp -r "$CL_RUN" "$ART/cluster/run" 2>/dev/null || true
+  fi
+  if [ "${KEEP_UP:-0}" = 1 ]; then
+    say "cluster left up (KEEP_UP=1): export KUBECONFIG=$KUBECONFIG; make cluster-wipe to take it down"
+  else
+    say "cluster-down --wipe"; "$HERE/cluster-down.sh" --wipe >/dev/null 2>&1 || "$HERE/cluster-down.sh" --wipe
+  fi
+  say "e2e $([ "$status" = 0 ] && echo PASSED || echo "FAILED (artifacts: $ART)") in $(( $(date +%s) - T0 ))s"
+  exit "$status"
+}
+trap finish EXIT
+
+# a clean cluster every time: no CRD, release or PV left from an earlier run
+if [ -f "$CL_RUN/kube-apiserver.pid" ] || [ -d "$CL_VAR/etcd" ]; then say "wiping the previous cluster"; "$HERE/cluster-down.sh" --wipe >/dev/null 2>&1; fi
+stack_up
+say "running the suite (go test -tags e2e ./test/e2e)"
+set +e
+(cd "$ROOT" && KUBECTL=$KUBECTL HELM=$HELM E2E_ARTIFACTS=$ART nice -n 5 go test -tags e2e ./test/e2e/ -count=1 -timeout 30m -v \
+  -ginkgo.v -ginkgo.no-color -ginkgo.junit-report="$ART/junit.xml" ${GINKGO_ARGS:-}) 2>&1 | tee "$ART/suite.log"
+status=${PIPESTATUS[0]}
+set -e
