@@ -63,7 +63,10 @@ verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, 
 	@if ! git diff --exit-code --stat; then echo "verify: generated files are out of date: run 'make generate manifests' and commit"; exit 1; fi
 
 .PHONY: test
-test: deps envtest-assets verify chart-test ## Everything CI runs: verify, chart checks, unit, runner (real engines) and envtest suites.
+test: test-unit test-e2e ## Everything CI runs: test-unit, then the e2e suite on a local cluster (root).
+
+.PHONY: test-unit
+test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, runner (real engines) and envtest suites; no cluster.
 	KUBEBUILDER_ASSETS=$$(K8S_VERSION=$(K8S_VERSION) WHAT="kube-apiserver etcd" hack/k8s-binaries.sh) \
 		go test $(GO_TEST_FLAGS) ./...
 
