@@ -288,14 +288,18 @@ func TestErrors(t *testing.T) {
 // with the same found count, and the reverse.
 func TestDBBenchKeyCompatibility(t *testing.T) {
 	if _, err := os.Stat(dbbench.DefaultBinary); err != nil {
-		t.Skip("db_bench not installed (apt-get install rocksdb-tools)")
+		t.Fatal("db_bench not installed: run hack/install-deps.sh (Debian rocksdb-tools); the key-compatibility test needs the real db_bench")
 	}
 	const n = 5000
 	args := []string{"--num=5000", "--key_size=20", "--value_size=50", "--threads=1", "--compression_type=none"}
 	t.Run("dbbench writes, runner reads", func(t *testing.T) {
 		dir := dbDir(t)
 		var out bytes.Buffer
-		if _, _, err := dbbench.Run(context.Background(), "", append(args, "--benchmarks=fillrandom"), dir, &out, &out); err != nil {
+		_, version, err := dbbench.Run(context.Background(), "", append(args, "--benchmarks=fillrandom"), dir, &out, &out)
+		if version != "db_bench 7.8.3" {
+			t.Errorf("db_bench version %q, want the Debian package's %q", version, "db_bench 7.8.3")
+		}
+		if err != nil {
 			t.Fatalf("%v\n%s", err, out.String())
 		}
 		// db_bench's readseq count is the number of distinct keys its fillrandom made.

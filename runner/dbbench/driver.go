@@ -103,7 +103,8 @@ func Run(ctx context.Context, binary string, args []string, dbPath string, stdou
 		phases = append(phases, b.PhaseResult(threads))
 	}
 	version := ""
-	if m := regexp.MustCompile(`(?m)^RocksDB:\s+version\s+(\S+)`).FindStringSubmatch(buf.String()); m != nil {
+	// db_bench 7.x prints its header ("RocksDB:    version 7.8.3") on stderr, older ones on stdout.
+	if m := regexp.MustCompile(`(?m)^RocksDB:\s+version\s+(\S+)`).FindStringSubmatch(errBuf.String() + buf.String()); m != nil {
 		version = "db_bench " + m[1]
 	}
 	if err != nil {
