@@ -10,6 +10,7 @@ import (
 	"time"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/runner/engine"
 	"github.com/kvbench/kvbench-operator/runner/hist"
 	"github.com/kvbench/kvbench-operator/runner/keygen"
 )
@@ -98,6 +99,20 @@ func (t *thread) hist(k opKind) *hist.Histogram {
 }
 
 func (t *thread) stopped() bool { return t.stop.Load() }
+
+// get reads key v and counts it as db_bench does: one read, found keys add key+value bytes.
+func (t *thread) get(db engine.DB, keys keygen.Keys, v uint64) error {
+	found, n, err := db.Get(keys.Put(t.key, v))
+	if err != nil {
+		return err
+	}
+	t.reads++
+	if found {
+		t.found++
+		t.bytes += int64(len(t.key) + n)
+	}
+	return nil
+}
 
 // phase describes one measured run of a workload at a thread count.
 type phase struct {

@@ -158,14 +158,8 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 			for i := int64(0); i < limit && !t.stopped(); i++ {
 				v := t.rand.Uint64n(num)
 				if t.rand.Uint64n(100) < pct {
-					found, n, err := db.Get(keys.Put(t.key, v))
-					if err != nil {
+					if err := t.get(db, keys, v); err != nil {
 						return err
-					}
-					t.reads++
-					if found {
-						t.found++
-						t.bytes += int64(len(t.key) + n)
 					}
 					t.done(opRead)
 				} else if err := put(t, v); err != nil {
@@ -248,14 +242,8 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 func readRandomWork(db engine.DB, keys keygen.Keys, num uint64, limit int64) func(t *thread) error {
 	return func(t *thread) error {
 		for i := int64(0); i < limit && !t.stopped(); i++ {
-			found, n, err := db.Get(keys.Put(t.key, t.rand.Uint64n(num)))
-			if err != nil {
+			if err := t.get(db, keys, t.rand.Uint64n(num)); err != nil {
 				return err
-			}
-			t.reads++
-			if found {
-				t.found++
-				t.bytes += int64(len(t.key) + n)
 			}
 			t.done(opRead)
 		}

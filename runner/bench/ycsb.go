@@ -123,18 +123,6 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 		}
 		return scramble.At(zipf.Next(t.rand))
 	}
-	readKey := func(t *thread, v uint64) error {
-		found, n, err := db.Get(keys.Put(t.key, v))
-		if err != nil {
-			return err
-		}
-		t.reads++
-		if found {
-			t.found++
-			t.bytes += int64(len(t.key) + n)
-		}
-		return nil
-	}
 	cut := [5]int{m.read, m.read + m.update, m.read + m.update + m.insert, m.read + m.update + m.insert + m.scan, 100}
 	p.work = func(t *thread) error {
 		var it engine.Iterator
@@ -146,7 +134,7 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 			x := int(t.rand.Uint64n(100))
 			switch {
 			case x < cut[0]:
-				if err := readKey(t, nextKey(t)); err != nil {
+				if err := t.get(db, keys, nextKey(t)); err != nil {
 					return err
 				}
 				t.done(opRead)
@@ -176,7 +164,7 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 				t.done(opScan)
 			default:
 				v := nextKey(t)
-				if err := readKey(t, v); err != nil {
+				if err := t.get(db, keys, v); err != nil {
 					return err
 				}
 				val := t.values.Next()
