@@ -154,3 +154,8 @@ type Summary struct {
 	// +optional
 	Error string `json:"error,omitempty"`
 }
+
+// ResultLogPrefix starts the one stdout line on which `kvbench-runner run` prints its full Result as
+// JSON when it ends (also when it fails, with the phases that completed), so that the result
+// outlives the pod's volume for as long as the pod's log does (kubectl kvbench save/report read it).
+const ResultLogPrefix = "kvbench-result: "
