@@ -4,7 +4,7 @@
 #   directories under $KVBENCH_CLUSTER_DIR/var/local-nvme (node affinity to this node, reclaim policy Retain), and
 #   the operator's NVMe node label (the chart's operator.nvmeNodeLabel; NFD's label by default).
 #
-#   local-nvme.sh up [N] [SIZE]  create the class and N (default 4) PVs of SIZE (default 10Gi: capacity is only the
+#   local-nvme.sh up [N] [SIZE]  create the class and N (default 4) PVs of SIZE (default 200Gi: capacity is only the
 #                                binding size, the directories live on the host's disk) and label the node. Idempotent;
 #                                Released PVs (their generic ephemeral PVC is gone with the runner pod) are wiped and
 #                                recreated Available, so repeated localNVMe runs always find a volume.
@@ -61,7 +61,7 @@ label() { kc label node "$NODE_NAME" "$NVME_LABEL" --overwrite >/dev/null; }
 unlabel() { kc label node "$NODE_NAME" "${NVME_LABEL%%=*}-" >/dev/null 2>&1 || true; }
 case ${1:-} in
   up)
-    n=${2:-4} size=${3:-10Gi}
+    n=${2:-4} size=${3:-200Gi}
     kc apply -f - >/dev/null <<YAML
 apiVersion: storage.k8s.io/v1
 kind: StorageClass

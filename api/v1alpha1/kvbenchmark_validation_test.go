@@ -70,6 +70,18 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("readwhilewriting without a writer rate", base().Workloads(wl(kvv1.WorkloadReadWhileWriting)), "readwhilewriting needs writesPerSecond"),
 		Entry("YCSB letter outside A-F", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "G"} })), "Unsupported value: \"G\""),
 		Entry("ycsb workload without its block", base().Workloads(wl(kvv1.WorkloadYCSB)), "a ycsb workload needs the ycsb block"),
+		Entry("ycsb readWriteRatio not R:W", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+			s.YCSB = &kvv1.YCSBSpec{Workload: "B", ReadWriteRatio: "30"}
+		})), "ycsb.readWriteRatio must be R:W"),
+		Entry("ycsb readWriteRatio with 7 digits", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+			s.YCSB = &kvv1.YCSBSpec{Workload: "B", ReadWriteRatio: "1000000:1"}
+		})), "ycsb.readWriteRatio must be R:W"),
+		Entry("ycsb readWriteRatio 0:0", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+			s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "0:0"}
+		})), "ycsb.readWriteRatio 0:0 has no operations"),
+		Entry("ycsb readPercent and readWriteRatio both", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+			s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadPercent: ptr.To[int32](90), ReadWriteRatio: "30:1"}
+		})), "ycsb: set readPercent or readWriteRatio, not both"),
 		Entry("pulse block on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) {
 			s.Pulse = &kvv1.PulseSpec{Reads: 1, Interval: metav1.Duration{Duration: 1e9}, Rounds: 1}
 		})), "a pulse workload needs the pulse block"),
@@ -128,6 +140,12 @@ var _ = Describe("KVBenchmark validation", func() {
 			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A"} }),
 			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "E"} }),
 			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom"} }),
+		)),
+		Entry("ycsb with Pegasus read:write ratios 30:1, 0:1, 1:0, and readPercent", base().Workloads(
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"} }),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "D", ReadWriteRatio: "0:1"} }),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "F", ReadWriteRatio: "1:0"} }),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "B", ReadPercent: ptr.To[int32](75)} }),
 		)),
 		Entry("persistentVolume with a class, cpu, direct I/O, digest image", base().Storage(kvv1.MediumPersistentVolume, "20Gi", "standard").CPU("2").
 			EditSpec(func(s *kvv1.KVBenchmarkSpec) {

@@ -197,15 +197,26 @@ type YCSBWorkload string
 type YCSBDistribution string
 
 // YCSBSpec configures a YCSB core workload; the letter sets the defaults of the others.
+// +kubebuilder:validation:XValidation:rule="!(has(self.readPercent) && has(self.readWriteRatio))",message="ycsb: set readPercent or readWriteRatio, not both"
 type YCSBSpec struct {
 	// Workload letter A-F: A 50/50 read/update, B 95/5 read/update, C read only,
 	// D read latest/insert, E scan/insert, F read-modify-write.
 	Workload YCSBWorkload `json:"workload"`
-	// ReadProportion etc. override the letter's mix, in percent (Pegasus tables: read:write ratios).
+	// ReadPercent overrides the letter's mix: reads get this percentage of operations, the letter's
+	// write operation the rest (update for A-C, insert for D, read-modify-write for F; for E the
+	// rest stays scan/insert 95:5). At most one of readPercent and readWriteRatio.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	ReadPercent *int32 `json:"readPercent,omitempty"`
+	// ReadWriteRatio "R:W" overrides the letter's mix like readPercent, as the Pegasus tables give
+	// it: reads get R/(R+W) of operations, e.g. "30:1" (96.77% reads), "0:1" (writes only),
+	// "1:0" (reads only). R and W are integers of at most 6 digits, not both 0.
+	// +kubebuilder:validation:MaxLength=13
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,6}:[0-9]{1,6}$')",message="ycsb.readWriteRatio must be R:W with integers of at most 6 digits, e.g. 30:1, 0:1 or 1:0"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^0+:0+$')",message="ycsb.readWriteRatio 0:0 has no operations; one side must be positive"
+	// +optional
+	ReadWriteRatio string `json:"readWriteRatio,omitempty"`
 	// RequestDistribution overrides the letter's distribution (zipfian with theta 0.99 by default).
 	// +optional
 	RequestDistribution *YCSBDistribution `json:"requestDistribution,omitempty"`

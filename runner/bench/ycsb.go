@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,29 +12,37 @@ import (
 	"github.com/kvbench/kvbench-operator/runner/keygen"
 )
 
-// mix is a YCSB core workload's operation mix in percent.
+// mixScale is the resolution of a mix: parts per million, so that Pegasus's 30:1 is 96.7742%
+// reads rather than a rounded 97%.
+const mixScale = 1_000_000
+
+// mix is a YCSB core workload's operation mix in parts per mixScale.
 type mix struct {
 	read, update, insert, scan, rmw int
 	dist                            api.YCSBDistribution
 	maxScan                         int
 }
 
+// pct is a percentage in parts per mixScale.
+func pct(p int) int { return p * (mixScale / 100) }
+
 // ycsbMix returns the letter's defaults with the spec's overrides applied.
 func ycsbMix(s *api.YCSBSpec) (mix, error) {
 	var m mix
-	switch strings.ToUpper(string(s.Workload)) {
+	letter := strings.ToUpper(string(s.Workload))
+	switch letter {
 	case "A":
-		m = mix{read: 50, update: 50, dist: "zipfian"}
+		m = mix{read: pct(50), update: pct(50), dist: "zipfian"}
 	case "B":
-		m = mix{read: 95, update: 5, dist: "zipfian"}
+		m = mix{read: pct(95), update: pct(5), dist: "zipfian"}
 	case "C":
-		m = mix{read: 100, dist: "zipfian"}
+		m = mix{read: pct(100), dist: "zipfian"}
 	case "D":
-		m = mix{read: 95, insert: 5, dist: "latest"}
+		m = mix{read: pct(95), insert: pct(5), dist: "latest"}
 	case "E":
-		m = mix{scan: 95, insert: 5, dist: "zipfian"}
+		m = mix{scan: pct(95), insert: pct(5), dist: "zipfian"}
 	case "F":
-		m = mix{read: 50, rmw: 50, dist: "zipfian"}
+		m = mix{read: pct(50), rmw: pct(50), dist: "zipfian"}
 	default:
 		return m, fmt.Errorf("unknown YCSB workload %q (A-F)", s.Workload)
 	}
@@ -52,27 +61,89 @@ func ycsbMix(s *api.YCSBSpec) (mix, error) {
 			return m, fmt.Errorf("ycsb: unknown request distribution %q (zipfian, uniform, latest)", *s.RequestDistribution)
 		}
 	}
-	if s.ReadPercent != nil {
+	read := -1
+	switch {
+	case s.ReadPercent != nil && s.ReadWriteRatio != "":
+		return m, fmt.Errorf("ycsb: set readPercent or readWriteRatio, not both")
+	case s.ReadPercent != nil:
 		r := int(*s.ReadPercent)
 		if r < 0 || r > 100 {
-			return m, fmt.Errorf("ycsb: readPercent %d out of range", r)
+			return m, fmt.Errorf("ycsb: readPercent %d out of range [0, 100]", r)
 		}
-		// The rest goes to the letter's other operation.
-		other := 100 - r
-		switch {
-		case m.update > 0 || m.read == 100:
-			m.read, m.update = r, other
-		case m.insert > 0 && m.scan == 0:
-			m.read, m.insert = r, other
-		case m.rmw > 0:
-			m.read, m.rmw = r, other
-		case m.scan > 0:
-			m.read, m.scan, m.insert = r, 0, 0
+		read = pct(r)
+	case s.ReadWriteRatio != "":
+		r, err := parseReadWriteRatio(s.ReadWriteRatio)
+		if err != nil {
+			return m, err
+		}
+		read = r
+	}
+	if read >= 0 {
+		// The rest goes to the letter's write operation.
+		other := mixScale - read
+		switch letter {
+		case "A", "B", "C":
+			m.read, m.update = read, other
+		case "D":
+			m.read, m.insert = read, other
+		case "F":
+			m.read, m.rmw = read, other
+		case "E":
+			// E has no point reads of its own: its scan/insert mix shares the rest.
+			m.read = read
 			m.scan = other * 95 / 100
 			m.insert = other - m.scan
 		}
 	}
 	return m, nil
+}
+
+// parseReadWriteRatio turns "R:W" (the Pegasus tables' RW Ratio) into the read share in parts per
+// mixScale, rounded to nearest. The API server checks the same format; the runner also runs
+// without it (--config-json), so it checks again.
+func parseReadWriteRatio(s string) (int, error) {
+	bad := func(why string) (int, error) {
+		return 0, fmt.Errorf("ycsb: readWriteRatio %q %s", s, why)
+	}
+	rs, ws, ok := strings.Cut(s, ":")
+	if !ok || !isDigits(rs) || !isDigits(ws) {
+		return bad("must be R:W with integers of at most 6 digits, e.g. 30:1, 0:1 or 1:0")
+	}
+	r, _ := strconv.Atoi(rs)
+	w, _ := strconv.Atoi(ws)
+	if r+w == 0 {
+		return bad("has no operations; one side must be positive")
+	}
+	// r, w < 1e6, so r*mixScale fits easily in an int.
+	return (r*mixScale + (r+w)/2) / (r + w), nil
+}
+
+// isDigits reports whether s is 1 to 6 ASCII digits (^[0-9]{1,6}$, as the CRD's rule).
+func isDigits(s string) bool {
+	if len(s) < 1 || len(s) > 6 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// op picks the operation for a uniform draw x in [0, mixScale).
+func (m *mix) op(x int) opKind {
+	switch {
+	case x < m.read:
+		return opRead
+	case x < m.read+m.update:
+		return opUpdate
+	case x < m.read+m.update+m.insert:
+		return opInsert
+	case x < m.read+m.update+m.insert+m.scan:
+		return opScan
+	}
+	return opRMW
 }
 
 // ycsbPhase builds a YCSB core workload over the dataset's keys. Inserted keys continue the
@@ -123,7 +194,6 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 		}
 		return scramble.At(zipf.Next(t.rand))
 	}
-	cut := [5]int{m.read, m.read + m.update, m.read + m.update + m.insert, m.read + m.update + m.insert + m.scan, 100}
 	p.work = func(t *thread) error {
 		var it engine.Iterator
 		if m.scan > 0 {
@@ -131,21 +201,20 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 			defer it.Close()
 		}
 		for i := int64(0); i < limit && !t.stopped(); i++ {
-			x := int(t.rand.Uint64n(100))
-			switch {
-			case x < cut[0]:
+			switch m.op(int(t.rand.Uint64n(mixScale))) {
+			case opRead:
 				if err := t.get(db, keys, nextKey(t)); err != nil {
 					return err
 				}
 				t.done(opRead)
-			case x < cut[1]:
+			case opUpdate:
 				val := t.values.Next()
 				if err := db.Put(keys.Put(t.key, nextKey(t)), val); err != nil {
 					return err
 				}
 				t.bytes += int64(len(t.key) + len(val))
 				t.done(opUpdate)
-			case x < cut[2]:
+			case opInsert:
 				v := uint64(insertCount.Add(1) - 1)
 				val := t.values.Next()
 				if err := db.Put(keys.Put(t.key, v), val); err != nil {
@@ -154,7 +223,7 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 				acked.ack(int64(v))
 				t.bytes += int64(len(t.key) + len(val))
 				t.done(opInsert)
-			case x < cut[3]:
+			case opScan:
 				n := 1 + int(t.rand.Uint64n(uint64(m.maxScan)))
 				it.Seek(keys.Put(t.key, nextKey(t)))
 				for j := 0; j < n && it.Valid(); j++ {

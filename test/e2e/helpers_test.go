@@ -95,7 +95,7 @@ func waitFinished(ns, name string, timeout time.Duration) *kvv1.KVBenchmark {
 	return b
 }
 
-// expectCompleteResults: every run Succeeded with a load phase and one result per workload x thread count x iteration.
+// expectCompleteResults: every run Succeeded with a load phase (unless loadMode none) and one result per workload x thread count x iteration.
 func expectCompleteResults(b *kvv1.KVBenchmark) {
 	GinkgoHelper()
 	Expect(b.Status.Runs).To(HaveLen(len(b.Spec.Engines)), "runs of %s", b.Name)
@@ -115,7 +115,9 @@ func expectCompleteResults(b *kvv1.KVBenchmark) {
 			Expect(p.OpsPerSec).To(BeNumerically(">", 0), "ops/s of %s %s/%d", r.Name, p.Workload, p.Threads)
 			Expect(p.Ops).To(BeNumerically(">", 0))
 		}
-		Expect(r.Load).NotTo(BeNil(), "load phase of run %s", r.Name)
+		if b.Spec.Dataset.LoadMode != kvv1.LoadNone {
+			Expect(r.Load).NotTo(BeNil(), "load phase of run %s", r.Name)
+		}
 		Expect(r.EngineVersion).NotTo(BeEmpty())
 		Expect(r.NodeName).To(Equal(nodeName))
 	}

@@ -204,6 +204,72 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectPrometheusMatchesStatus(got)
 	})
 
+	It("runs every seed example, scaled down by its one size field, to Succeeded with the numbers its document reports", func() {
+		byName := map[string]*kvv1.KVBenchmark{}
+		for _, b := range runExamples(ns) {
+			byName[b.Name] = b
+		}
+		phases := func(name, workload string) []kvv1.PhaseSummary {
+			var out []kvv1.PhaseSummary
+			for _, r := range byName[name].Status.Runs {
+				for _, p := range r.Results {
+					if p.Workload == workload {
+						out = append(out, p)
+					}
+				}
+			}
+			return out
+		}
+		By("seed 000: readwhilewriting reports the write rate reached at both target rates")
+		for _, name := range []string{"seed-000-point", "seed-000-prefix"} {
+			rww := phases(name, "readwhilewriting")
+			Expect(rww).To(HaveLen(2), name)
+			for _, p := range rww {
+				Expect(p.WriteRate).NotTo(BeNil(), name)
+				Expect(*p.WriteRate).To(BeNumerically(">", 0))
+				Expect(*p.Found).To(Equal(p.Ops), "%s: readers only ask for keys that exist", name)
+			}
+		}
+		By("seed 001: the runner's workloads and Debian's db_bench side by side")
+		Expect(phases("seed-001-fillseq", "readseq")).To(HaveLen(1))
+		Expect(phases("seed-001-dbbench", "fillseq")).To(HaveLen(4), "fillseq parsed from each db_bench command line")
+		Expect(phases("seed-001-dbbench", "readrandom")).To(HaveLen(2))
+		By("seed 002: one pulse result per thread count, with every round counted")
+		for _, name := range []string{"seed-002-defaults", "seed-002-tuned"} {
+			pulse := phases(name, "pulse")
+			Expect(pulse).To(HaveLen(2*7), "%s: two engines x seven thread counts", name)
+			for _, p := range pulse {
+				Expect(p.Pulse).NotTo(BeNil())
+				Expect(p.Pulse.Rounds).To(BeEquivalentTo(5))
+				Expect(p.Pulse.MeanRoundSeconds).To(BeNumerically(">", 0))
+			}
+		}
+		By("seed 003: 32 readers, and a writer at its target rate")
+		Expect(phases("seed-003-readrandom", "readrandom")[0].Threads).To(BeEquivalentTo(32))
+		Expect(phases("seed-003-readwhilewriting", "readwhilewriting")[0].WriteRate).NotTo(BeNil())
+		By("seed 004: Pegasus read:write ratios with per-operation QPS and latency percentiles")
+		for _, name := range []string{"seed-004-320b", "seed-004-1kb"} {
+			for _, p := range phases(name, "ycsb-a") {
+				ops := map[string]kvv1.OperationSummary{}
+				for _, o := range p.Operations {
+					ops[o.Name] = o
+					Expect(o.LatencyMicros).NotTo(BeNil(), "%s %s", name, o.Name)
+					Expect(o.LatencyMicros.P999).To(BeNumerically(">=", o.LatencyMicros.P99))
+				}
+				Expect(ops).NotTo(BeEmpty(), name)
+			}
+		}
+		ratios := map[string]bool{}
+		for _, p := range phases("seed-004-1kb", "ycsb-a") {
+			_, reads := opByName(p, "read")
+			_, updates := opByName(p, "update")
+			ratios[fmt.Sprintf("reads=%t updates=%t", reads, updates)] = true
+		}
+		Expect(ratios).To(HaveKey("reads=false updates=true"), "0:1 is writes only")
+		Expect(ratios).To(HaveKey("reads=true updates=false"), "1:0 is reads only")
+		Expect(ratios).To(HaveKey("reads=true updates=true"))
+	})
+
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
@@ -247,3 +313,13 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(strings.TrimSpace(out)).To(BeEmpty())
 	})
 })
+
+// opByName finds a mixed workload's operation with at least one op.
+func opByName(p kvv1.PhaseSummary, name string) (kvv1.OperationSummary, bool) {
+	for _, o := range p.Operations {
+		if o.Name == name && o.Ops > 0 {
+			return o, true
+		}
+	}
+	return kvv1.OperationSummary{}, false
+}

@@ -49,7 +49,7 @@ type benchFlags struct {
 	pulseReads, pulseWrites, pulseDeletes  int64
 	pulseInterval                          time.Duration
 	pulseRounds                            int
-	ycsbWorkload, ycsbDist                 string
+	ycsbWorkload, ycsbDist, ycsbRWRatio    string
 	ycsbReadPercent, ycsbMaxScan           int
 	repeat                                 int
 	reportInterval                         time.Duration
@@ -67,7 +67,8 @@ func benchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return execute(cfg, o)
+			_, err = execute(cfg, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return err
 		},
 	}
 	fs := cmd.Flags()
@@ -123,6 +124,7 @@ func benchCmd() *cobra.Command {
 	fs.StringVar(&f.ycsbWorkload, "ycsb_workload", "A", "ycsb: core workload letter A-F (also --benchmarks=ycsba..ycsbf)")
 	fs.StringVar(&f.ycsbDist, "ycsb_distribution", "", "ycsb: zipfian, uniform or latest (default: the letter's)")
 	fs.IntVar(&f.ycsbReadPercent, "ycsb_read_percent", -1, "ycsb: override the read percentage")
+	fs.StringVar(&f.ycsbRWRatio, "ycsb_read_write_ratio", "", "ycsb: override the mix as reads:writes, e.g. 30:1 (Pegasus's RW Ratio)")
 	fs.IntVar(&f.ycsbMaxScan, "ycsb_max_scan_length", 100, "ycsb E: maximum scan length")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the benchmark list this many times")
 	fs.DurationVar(&f.reportInterval, "report_interval", time.Second, "throughput time-series interval")
@@ -295,6 +297,7 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 				r := int32(f.ycsbReadPercent)
 				w.YCSB.ReadPercent = &r
 			}
+			w.YCSB.ReadWriteRatio = f.ycsbRWRatio
 			m := int32(f.ycsbMaxScan)
 			w.YCSB.MaxScanLength = &m
 		}

@@ -2,6 +2,9 @@
 //
 //	kvbench-runner bench --engine=rocksdb --db=/tmp/x --benchmarks=fillseq,readrandom --num=1000000
 //	kvbench-runner run --config-json='<RunnerConfig>' --json=result.json --summary-file=/dev/termination-log
+//
+// run ends with one stdout line, api.ResultLogPrefix followed by the full Result as JSON: the pod
+// log can still be read after the container exited, the --json file on its volume cannot.
 package main
 
 import (
@@ -9,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,7 +29,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // outputs are where a run's results go, shared by both subcommands.
@@ -37,18 +41,39 @@ type outputs struct {
 	cpuProfile  string
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
+	// Both streams end up in the pod log, so both are guarded against lines that look like the
+	// result line.
+	out, errOut := newLogWriter(stdout), newLogWriter(stderr)
 	root := &cobra.Command{
 		Use:           "kvbench-runner",
 		Short:         "db_bench-compatible key-value storage engine benchmarks (rocksdb, leveldb, pebble)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), benchCmd())
+	rc := runCmd()
+	root.AddCommand(rc.cmd, benchCmd())
 	root.SetArgs(normalizeArgs(args))
-	if err := root.Execute(); err != nil {
+	root.SetOut(out)
+	root.SetErr(errOut)
+	c, err := root.ExecuteC()
+	if c == rc.cmd && (rc.started || err != nil) {
+		// The result line, also when run failed before or without a Result (bad config, flags
+		// of a newer operator): the log then says why.
+		res := rc.result
+		if res == nil {
+			res = &api.Result{SchemaVersion: api.ResultSchemaVersion, Error: err.Error()}
+		}
+		if werr := out.writeResult(res); werr != nil && err == nil {
+			err = fmt.Errorf("writing the result line: %v", werr)
+		}
+	}
+	_ = out.flush()
+	_ = errOut.flush()
+	if err != nil {
 		// One line, whatever failed.
-		fmt.Fprintf(os.Stderr, "kvbench-runner: error: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		fmt.Fprintf(errOut, "kvbench-runner: error: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		_ = errOut.flush()
 		return 1
 	}
 	return 0
@@ -73,14 +98,23 @@ func (o *outputs) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go pprof CPU profile of the whole run to this file")
 }
 
-func runCmd() *cobra.Command {
+// runCommand is the run subcommand and what it produced, for the result line.
+type runCommand struct {
+	cmd     *cobra.Command
+	started bool        // RunE was entered (not --help)
+	result  *api.Result // nil when it failed before the benchmark started
+}
+
+func runCmd() *runCommand {
 	var o outputs
 	var configJSON, configFile string
-	cmd := &cobra.Command{
+	rc := &runCommand{}
+	rc.cmd = &cobra.Command{
 		Use:   "run",
-		Short: "Run a RunnerConfig (as the operator does)",
+		Short: "Run a RunnerConfig (as the operator does); prints the result line " + strings.TrimSpace(api.ResultLogPrefix) + " <JSON> when it ends",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			rc.started = true
 			data := []byte(configJSON)
 			if configFile != "" {
 				var err error
@@ -97,30 +131,33 @@ func runCmd() *cobra.Command {
 			if err := dec.Decode(&cfg); err != nil {
 				return fmt.Errorf("config: %v", err)
 			}
-			return execute(cfg, o)
+			var err error
+			rc.result, err = execute(cfg, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return err
 		},
 	}
+	cmd := rc.cmd
 	cmd.Flags().StringVar(&configJSON, "config-json", "", "the RunnerConfig as JSON")
 	cmd.Flags().StringVar(&configFile, "config", "", "a file holding the RunnerConfig as JSON")
 	cmd.Flags().BoolVar(&o.histogram, "histogram", false, "print latency histograms after each phase")
 	o.flags(cmd)
-	return cmd
+	return rc
 }
 
 // execute runs cfg and writes every output; results of completed phases are written also when
-// the run fails.
-func execute(cfg api.RunnerConfig, o outputs) error {
+// the run fails. The Result is nil only when the benchmark did not start.
+func execute(cfg api.RunnerConfig, o outputs, stdout, stderr io.Writer) (*api.Result, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := bench.Options{Stdout: os.Stdout, Stderr: os.Stderr, Histogram: o.histogram}
+	opts := bench.Options{Stdout: stdout, Stderr: stderr, Histogram: o.histogram}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
-			return fmt.Errorf("cpuprofile: %v", err)
+			return nil, fmt.Errorf("cpuprofile: %v", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("cpuprofile: %v", err)
+			return nil, fmt.Errorf("cpuprofile: %v", err)
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -128,35 +165,37 @@ func execute(cfg api.RunnerConfig, o outputs) error {
 		m := newMetrics()
 		closeFn, err := m.serve(o.metricsAddr)
 		if err != nil {
-			return fmt.Errorf("metrics: %v", err)
+			return nil, fmt.Errorf("metrics: %v", err)
 		}
 		defer closeFn()
 		opts.Observer = m
 	}
-	if o.jsonPath != "" {
-		// Keep the file current, so a killed run still leaves its finished phases behind.
-		opts.OnPhase = func(r *api.Result) { _ = writeJSON(o.jsonPath, r, true) }
+	if o.jsonPath != "" && o.jsonPath != "-" {
+		// Keep the file current, so a killed run still leaves its finished phases behind (not
+		// stdout: that would repeat the whole result after every phase).
+		opts.OnPhase = func(r *api.Result) { _ = writeJSON(o.jsonPath, r, true, stdout) }
 	}
 	res, runErr := bench.Run(ctx, cfg, opts)
 	var werr error
 	if o.jsonPath != "" {
-		werr = writeJSON(o.jsonPath, res, true)
+		werr = writeJSON(o.jsonPath, res, true, stdout)
 	}
 	if o.summaryPath != "" {
-		if err := writeJSON(o.summaryPath, report.Summarize(res), false); err != nil && werr == nil {
+		if err := writeJSON(o.summaryPath, report.Summarize(res), false, stdout); err != nil && werr == nil {
 			werr = err
 		}
 	}
 	if runErr != nil {
-		return runErr
+		return res, runErr
 	}
 	if werr != nil {
-		return fmt.Errorf("writing results: %v", werr)
+		return res, fmt.Errorf("writing results: %v", werr)
 	}
-	return nil
+	return res, nil
 }
 
-func writeJSON(path string, v any, indent bool) error {
+// writeJSON writes v to path, or to stdout for "-".
+func writeJSON(path string, v any, indent bool, stdout io.Writer) error {
 	var b []byte
 	var err error
 	if indent {
@@ -168,7 +207,7 @@ func writeJSON(path string, v any, indent bool) error {
 		return err
 	}
 	if path == "-" {
-		_, err = os.Stdout.Write(append(b, '\n'))
+		_, err = stdout.Write(append(b, '\n'))
 		return err
 	}
 	if dir := filepath.Dir(path); dir != "" {

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
@@ -18,7 +25,7 @@ func TestBadInputExitsNonZero(t *testing.T) {
 		{"bench", "--db=" + db, "--benchmarks=readrandom", "--use_existing_db=1"},
 		{"run", "--config-json={not json"},
 	} {
-		if code := run(args); code == 0 {
+		if code := run(args, io.Discard, io.Discard); code == 0 {
 			t.Errorf("%v: exit 0", args)
 		}
 	}
@@ -29,7 +36,8 @@ func TestRunWritesResultAndSummary(t *testing.T) {
 	cfg := `{"engine":{"name":"pebble"},"dataset":{"num":500,"loadMode":"bulk"},"threads":[1,2],
 		"workloads":[{"name":"readrandom"},{"name":"seekrandom","seekNexts":2}],"dbPath":"` + filepath.Join(dir, "db") + `"}`
 	js, sum := filepath.Join(dir, "result.json"), filepath.Join(dir, "summary")
-	if code := run([]string{"run", "--config-json=" + cfg, "--json=" + js, "--summary-file=" + sum, "--metrics-addr=127.0.0.1:0"}); code != 0 {
+	var stdout bytes.Buffer
+	if code := run([]string{"run", "--config-json=" + cfg, "--json=" + js, "--summary-file=" + sum, "--metrics-addr=127.0.0.1:0"}, &stdout, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	var r api.Result
@@ -42,6 +50,182 @@ func TestRunWritesResultAndSummary(t *testing.T) {
 	if err := json.Unmarshal(s, &su); err != nil || len(s) > api.TerminationMessageLimit || len(su.Phases) != 4 {
 		t.Fatalf("summary %v (%d bytes): %s", err, len(s), s)
 	}
+	// The log line carries the same full result as the --json file, as the last stdout line.
+	lr := resultLine(t, stdout.String())
+	if !reflect.DeepEqual(lr, r) {
+		t.Errorf("log line result differs from --json:\n%+v\n%+v", lr, r)
+	}
+	if !strings.HasSuffix(stdout.String(), "\n") || !strings.HasPrefix(lastLine(stdout.String()), api.ResultLogPrefix) {
+		t.Errorf("the result line is not the last stdout line:\n%s", stdout.String())
+	}
+}
+
+// resultLine returns the Result of the one stdout line that starts with api.ResultLogPrefix.
+func resultLine(t *testing.T, stdout string) api.Result {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, api.ResultLogPrefix) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("%d result lines, want 1; stdout:\n%s", len(lines), stdout)
+	}
+	var r api.Result
+	dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(lines[0], api.ResultLogPrefix)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("result line: %v\n%s", err, lines[0])
+	}
+	if r.SchemaVersion != api.ResultSchemaVersion {
+		t.Errorf("result line schema %q", r.SchemaVersion)
+	}
+	return r
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func workloads(r api.Result) []string {
+	var out []string
+	for _, p := range r.Phases {
+		out = append(out, p.Workload)
+	}
+	return out
+}
+
+// A phase that fails: exit 1, and the result line (written after the summary) still carries the
+// phases that completed and the error.
+func TestRunResultLineOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"engine":{"name":"rocksdb"},"dataset":{"num":200,"loadMode":"none"},"threads":[1],
+		"workloads":[{"name":"fillseq"},{"name":"readrandom"},{"name":"dbbench","dbBenchArgs":["--benchmarks=nosuchbench"]},{"name":"readseq"}],
+		"dbPath":"` + filepath.Join(dir, "db") + `"}`
+	sum := filepath.Join(dir, "summary")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", "--config-json=" + cfg, "--summary-file=" + sum}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	r := resultLine(t, stdout.String())
+	if got := strings.Join(workloads(r), ","); got != "fillseq,readrandom" || r.Error == "" || r.EndTime == nil {
+		t.Errorf("result line: phases %s, error %q", got, r.Error)
+	}
+	var su api.Summary
+	if b, err := os.ReadFile(sum); err != nil || json.Unmarshal(b, &su) != nil || su.Error != r.Error || len(su.Phases) != 2 {
+		t.Errorf("summary %v: %+v", err, su)
+	}
+	if !strings.Contains(stderr.String(), "kvbench-runner: error: "+r.Error) {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// A run that cannot start (bad config, invalid spec, unknown flag) still ends with the result line,
+// so the pod log says why.
+func TestRunResultLineWithoutPhases(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--config-json={not json"}, "config: "},
+		{[]string{"run", "--config-json={}"}, "no database path"},
+		{[]string{"run", "--config-json=" + `{"engine":{"name":"pebble"},"dataset":{"num":10},"workloads":[{"name":"ycsb","ycsb":{"workload":"B","readWriteRatio":"30"}}],"dbPath":"` + db + `"}`},
+			`readWriteRatio "30" must be R:W`},
+		{[]string{"run", "--no-such-flag"}, "unknown flag"},
+	} {
+		var stdout bytes.Buffer
+		if code := run(c.args, &stdout, io.Discard); code != 1 {
+			t.Errorf("%v: exit %d", c.args, code)
+		}
+		if r := resultLine(t, stdout.String()); !strings.Contains(r.Error, c.want) || len(r.Phases) != 0 {
+			t.Errorf("%v: result line %+v, want error %q", c.args, r, c.want)
+		}
+	}
+}
+
+// SIGTERM (activeDeadlineSeconds, kubectl delete) ends the run early, with the result line.
+func TestRunResultLineOnSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"engine":{"name":"pebble"},"dataset":{"num":500,"loadMode":"none"},"threads":[1],
+		"workloads":[{"name":"fillseq"},{"name":"readrandom","duration":"5m"},{"name":"readseq"}],"dbPath":"` + filepath.Join(dir, "db") + `"}`
+	out := &watchWriter{want: "fillseq", seen: make(chan struct{})}
+	go func() {
+		<-out.seen
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	start := time.Now()
+	code := run([]string{"run", "--config-json=" + cfg}, out, io.Discard)
+	if time.Since(start) > time.Minute {
+		t.Fatalf("SIGTERM did not end the run")
+	}
+	r := resultLine(t, out.String())
+	if got := strings.Join(workloads(r), ","); code != 1 || got != "fillseq" || !strings.Contains(r.Error, "interrupted") {
+		t.Errorf("exit %d, result line %+v", code, r)
+	}
+}
+
+// watchWriter collects output and closes seen once a line contains want.
+type watchWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// The bench subcommand prints db_bench lines for humans, no result line.
+func TestBenchPrintsNoResultLine(t *testing.T) {
+	var stdout bytes.Buffer
+	args := []string{"bench", "--engine=pebble", "--db=" + filepath.Join(t.TempDir(), "db"), "--benchmarks=fillseq,readrandom", "--num=300"}
+	if code := run(args, &stdout, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(stdout.String(), "readrandom") || strings.Contains(stdout.String(), api.ResultLogPrefix) {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+}
+
+// Nothing but the result line starts with the prefix, however the output is split into writes.
+func TestLogWriterEscapesPrefix(t *testing.T) {
+	p := api.ResultLogPrefix
+	in := "a\n" + p + "fake\n" + "kvbench-res\n" + p[:5] + "x\n\n" + p + "\n" + "mid " + p + "\n" + "kvb"
+	want := "a\n " + p + "fake\n" + "kvbench-res\n" + p[:5] + "x\n\n " + p + "\n" + "mid " + p + "\n" + "kvb"
+	for _, size := range []int{1, 2, 3, 7, 16, 17, len(in)} {
+		var buf bytes.Buffer
+		g := newLogWriter(&buf)
+		for i := 0; i < len(in); i += size {
+			n, err := g.Write([]byte(in[i:min(i+size, len(in))]))
+			if err != nil || n != min(size, len(in)-i) {
+				t.Fatalf("write: %d, %v", n, err)
+			}
+		}
+		if err := g.writeResult(&api.Result{SchemaVersion: api.ResultSchemaVersion, Error: "x\ny"}); err != nil {
+			t.Fatal(err)
+		}
+		got := buf.String()
+		if !strings.HasPrefix(got, want+"\n"+p+"{") || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != strings.Count(want, "\n")+2 {
+			t.Errorf("write size %d:\n%q\nwant %q then the result line", size, got, want)
+		}
+	}
 }
 
 func TestSeedFlagsAccepted(t *testing.T) {
@@ -53,7 +237,30 @@ func TestSeedFlagsAccepted(t *testing.T) {
 		"--level0_file_num_compaction_trigger=8", "--disable_wal=0", "-sync=0", "--disable_data_sync=1",
 		"--use_plain_table=1", "--open_files=-1", "--mmap_read=1", "--memtablerep=prefix_hash", "--bloom_bits=10",
 		"--benchmarks=filluniquerandom,readrandom", "--use_existing_db=0", "--num=2000", "--threads=1"}
-	if code := run(args); code != 0 {
+	if code := run(args, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+func TestBenchYCSBReadWriteRatioFlag(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "result.json")
+	args := []string{"bench", "--engine=pebble", "--db=" + filepath.Join(dir, "db"), "--benchmarks=fillseq,ycsbc",
+		"--num=500", "--ycsb_read_write_ratio=0:1", "--json=" + js}
+	if code := run(args, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r api.Result
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Phases) != 2 {
+		t.Fatalf("result %v: %s", err, b)
+	}
+	if ops := r.Phases[1].Operations; len(ops) != 1 || ops[0].Name != "update" || ops[0].Ops != 500 {
+		t.Errorf("ycsb-c at 0:1: %+v", ops)
+	}
+	// Both overrides at once is an error, as in the API.
+	args = append(args, "--ycsb_read_percent=50")
+	if code := run(args, io.Discard, io.Discard); code != 1 {
+		t.Errorf("readPercent and readWriteRatio: exit %d", code)
 	}
 }

@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
+	"github.com/kvbench/kvbench-operator/runner/keygen"
+)
+
+// draws counts the operations a mix picks over n uniform draws, as the YCSB hot loop draws them.
+func draws(m mix, n int) [numOpKinds]int {
+	var c [numOpKinds]int
+	r := keygen.NewRand(42)
+	for i := 0; i < n; i++ {
+		c[m.op(int(r.Uint64n(mixScale)))]++
+	}
+	return c
+}
+
+// Pegasus's RW ratios (seed 004) as readWriteRatio: reads get R/(R+W) of the operations and the
+// letter's write operation the rest, at per-million resolution.
+func TestYCSBReadWriteRatioMix(t *testing.T) {
+	const n = 200_000
+	writeOf := map[api.YCSBWorkload][]opKind{"A": {opUpdate}, "B": {opUpdate}, "C": {opUpdate}, "D": {opInsert},
+		"E": {opScan, opInsert}, "F": {opRMW}}
+	for letter, writes := range writeOf {
+		for _, c := range []struct {
+			ratio    string
+			wantRead float64
+		}{{"30:1", 30.0 / 31}, {"0:1", 0}, {"1:0", 1}, {"1:3", 0.25}, {"3:1", 0.75}} {
+			m, err := ycsbMix(&api.YCSBSpec{Workload: letter, ReadWriteRatio: c.ratio})
+			if err != nil {
+				t.Fatalf("%s %s: %v", letter, c.ratio, err)
+			}
+			if m.read+m.update+m.insert+m.scan+m.rmw != mixScale {
+				t.Errorf("%s %s: mix %+v does not sum to %d", letter, c.ratio, m, mixScale)
+			}
+			// Exact to the per-million rounding.
+			if d := float64(m.read)/mixScale - c.wantRead; d > 1e-6 || d < -1e-6 {
+				t.Errorf("%s %s: read share %d ppm, want %.6f", letter, c.ratio, m.read, c.wantRead)
+			}
+			got := draws(m, n)
+			var w int
+			for _, k := range writes {
+				w += got[k]
+			}
+			if got[opRead]+w != n {
+				t.Errorf("%s %s: draws %v: operations other than read and %v", letter, c.ratio, got, writes)
+			}
+			share := float64(got[opRead]) / n
+			switch c.wantRead {
+			case 0:
+				if got[opRead] != 0 {
+					t.Errorf("%s 0:1: %d reads", letter, got[opRead])
+				}
+			case 1:
+				if w != 0 {
+					t.Errorf("%s 1:0: %d writes", letter, w)
+				}
+			default:
+				if share < c.wantRead-0.003 || share > c.wantRead+0.003 {
+					t.Errorf("%s %s: %.4f reads over %d draws, want %.4f ± 0.003", letter, c.ratio, share, n, c.wantRead)
+				}
+			}
+		}
+	}
+	// 30:1 is 96.7742% reads, which whole percents could not express.
+	m, _ := ycsbMix(&api.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"})
+	if m.read != 967742 || m.update != 32258 {
+		t.Errorf("30:1 = %d:%d ppm, want 967742:32258", m.read, m.update)
+	}
+}
+
+func TestYCSBReadPercentStillApplies(t *testing.T) {
+	for _, c := range []struct {
+		letter api.YCSBWorkload
+		pct    int32
+		want   mix
+	}{
+		{"A", 90, mix{read: 900_000, update: 100_000}},
+		{"C", 0, mix{update: mixScale}},
+		{"D", 80, mix{read: 800_000, insert: 200_000}},
+		{"E", 50, mix{read: 500_000, scan: 475_000, insert: 25_000}},
+		{"F", 100, mix{read: mixScale}},
+	} {
+		m, err := ycsbMix(&api.YCSBSpec{Workload: c.letter, ReadPercent: &c.pct})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.dist, m.maxScan = "", 0
+		if m != c.want {
+			t.Errorf("%s readPercent %d: %+v, want %+v", c.letter, c.pct, m, c.want)
+		}
+	}
+	// The letters' own mixes are unchanged by the finer resolution.
+	m, _ := ycsbMix(&api.YCSBSpec{Workload: "B"})
+	if m.read != 950_000 || m.update != 50_000 {
+		t.Errorf("B: %+v", m)
+	}
+}
+
+// Without the API server (kvbench-runner run --config-json) the runner rejects what the CRD does.
+func TestYCSBReadWriteRatioErrors(t *testing.T) {
+	pct := int32(50)
+	for _, c := range []struct {
+		spec api.YCSBSpec
+		want string
+	}{
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "30"}, `readWriteRatio "30" must be R:W`},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "1:2:3"}, "must be R:W"},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "-1:2"}, "must be R:W"},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: " 1:2"}, "must be R:W"},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "1234567:1"}, "at most 6 digits"},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "0:0"}, `readWriteRatio "0:0" has no operations`},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "000:00"}, "has no operations"},
+		{api.YCSBSpec{Workload: "A", ReadWriteRatio: "3:1", ReadPercent: &pct}, "set readPercent or readWriteRatio, not both"},
+	} {
+		_, err := ycsbMix(&c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err %v, want %q", c.spec, err, c.want)
+		}
+	}
+	// Run reports the same error before it opens anything.
+	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: filepath.Join(t.TempDir(), "db"),
+		Dataset:   api.DatasetSpec{LoadMode: api.LoadNone},
+		Workloads: []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "B", ReadWriteRatio: "0:0"}}}}
+	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "has no operations") {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+// End to end on a real engine: the phase's operation breakdown follows the ratio.
+func TestYCSBReadWriteRatioRun(t *testing.T) {
+	num := int64(2000)
+	ops := int64(10_000)
+	var ws []api.WorkloadSpec
+	for _, r := range []string{"30:1", "0:1", "1:0"} {
+		ws = append(ws, api.WorkloadSpec{Name: api.WorkloadYCSB, Num: &ops, YCSB: &api.YCSBSpec{Workload: "A", ReadWriteRatio: r}})
+	}
+	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: filepath.Join(t.TempDir(), "db"),
+		Threads: []int32{2}, Dataset: api.DatasetSpec{Num: &num, LoadMode: api.LoadBulk}, Workloads: ws}
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 3 {
+		t.Fatalf("phases %+v", res.Phases)
+	}
+	byName := func(p api.PhaseResult) map[string]int64 {
+		m := map[string]int64{}
+		for _, o := range p.Operations {
+			m[o.Name] = o.Ops
+		}
+		return m
+	}
+	if o := byName(res.Phases[0]); o["read"]+o["update"] != 2*ops || float64(o["read"])/float64(2*ops) < 0.955 {
+		t.Errorf("30:1: %v", o)
+	}
+	if o := byName(res.Phases[1]); o["read"] != 0 || o["update"] != 2*ops {
+		t.Errorf("0:1: %v", o)
+	}
+	if o := byName(res.Phases[2]); o["update"] != 0 || o["read"] != 2*ops {
+		t.Errorf("1:0: %v", o)
+	}
+}

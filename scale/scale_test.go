@@ -1,0 +1,172 @@
+package scale
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+func q(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+
+// seed002 is examples/seed-002's shape: 10Gi on local NVMe with a 2Gi page-cache cap.
+func seed002() *kvv1.KVBenchmark {
+	return &kvv1.KVBenchmark{
+		ObjectMeta: metav1.ObjectMeta{Name: "seed-002"},
+		Spec: kvv1.KVBenchmarkSpec{
+			Engines: []kvv1.EngineSpec{{Name: kvv1.EngineLevelDB}, {Name: kvv1.EngineRocksDB,
+				Options: kvv1.EngineOptions{CacheSize: q("512Mi"), WriteBufferSize: q("4Mi"), OptimizeForPointLookup: q("8Mi")}}},
+			Dataset: kvv1.DatasetSpec{Size: q("10Gi"), KeySize: 40, ValueSizeRange: &kvv1.SizeRange{Min: 30, Max: 101}},
+			Workloads: []kvv1.WorkloadSpec{
+				{Name: kvv1.WorkloadPulse, Pulse: &kvv1.PulseSpec{Reads: 90000, Writes: 210000, Deletes: 30000,
+					Interval: metav1.Duration{Duration: 10 * time.Second}, Rounds: 5}},
+				{Name: kvv1.WorkloadReadRandom, Num: ptr.To[int64](1_000_000), Duration: &metav1.Duration{Duration: time.Hour}},
+				{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--num=1000000", "--duration=600", "--value_size=100"}},
+			},
+			Threads:   []int32{1, 8},
+			Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("8Gi")},
+			Storage:   kvv1.StorageSpec{Medium: kvv1.MediumLocalNVMe, Size: q("40Gi")},
+		},
+	}
+}
+
+func TestBenchmarkKeepsRatios(t *testing.T) {
+	b := seed002()
+	got, err := Benchmark(b, Target{Size: q("1Gi")}) // a tenth
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Spec
+	checks := []struct {
+		what string
+		got  string
+		want string
+	}{
+		{"dataset.size", s.Dataset.Size.String(), "1Gi"},
+		{"memory keeps 8:10 (page-cache cap)", s.Resources.Memory.String(), "1Gi"},
+		{"storage.size", s.Storage.Size.String(), "4Gi"},
+		{"cacheSize", s.Engines[1].Options.CacheSize.String(), "52Mi"},
+		{"writeBufferSize floored", s.Engines[1].Options.WriteBufferSize.String(), "1Mi"},
+		{"optimizeForPointLookup floored", s.Engines[1].Options.OptimizeForPointLookup.String(), "1Mi"},
+		{"leveldb options stay unset", ptrString(s.Engines[0].Options.CacheSize), "<nil>"},
+		{"pulse reads", itoa(s.Workloads[0].Pulse.Reads), "9000"},
+		{"pulse writes", itoa(s.Workloads[0].Pulse.Writes), "21000"},
+		{"pulse deletes", itoa(s.Workloads[0].Pulse.Deletes), "3000"},
+		{"pulse interval", s.Workloads[0].Pulse.Interval.Duration.String(), "1s"},
+		{"pulse rounds unchanged", itoa(int64(s.Workloads[0].Pulse.Rounds)), "5"},
+		{"workload num", itoa(*s.Workloads[1].Num), "100000"},
+		{"workload duration", s.Workloads[1].Duration.Duration.String(), "6m0s"},
+		{"db_bench args", strings.Join(s.Workloads[2].DBBenchArgs, " "), "--benchmarks=fillseq --num=100000 --duration=60 --value_size=100"},
+		{"threads unchanged", itoa(int64(len(s.Threads))), "2"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %s, want %s", c.what, c.got, c.want)
+		}
+	}
+	if b.Spec.Dataset.Size.String() != "10Gi" || b.Spec.Workloads[0].Pulse.Reads != 90000 {
+		t.Error("Benchmark modified its input")
+	}
+}
+
+func TestBenchmarkFloors(t *testing.T) {
+	b := seed002()
+	b.Spec.Workloads[1].Num = ptr.To[int64](100_000)                       // x 1/640 = 156: below the floor
+	b.Spec.Workloads[1].Duration = &metav1.Duration{Duration: time.Minute} // x 1/640 < 1s
+	got, err := Benchmark(b, Target{Size: q("16Mi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Spec
+	// 8Gi x 16Mi/10Gi = 13Mi is below what the pod needs: cache 1Mi + memtables 2 x 1Mi + 256Mi overhead.
+	if m := s.Resources.Memory.Value(); m != 512<<20 {
+		t.Errorf("memory %s, want 512Mi (floor rounded up to 256Mi steps)", s.Resources.Memory.String())
+	}
+	if s.Storage.Size.Value() != 1<<30 {
+		t.Errorf("storage %s, want the 1Gi floor", s.Storage.Size.String())
+	}
+	if s.Workloads[1].Num == nil || *s.Workloads[1].Num != 1000 {
+		t.Errorf("num %v, want the 1000 floor", *s.Workloads[1].Num)
+	}
+	if d := s.Workloads[1].Duration.Duration; d != 5*time.Second {
+		t.Errorf("duration %s, want the 5s floor", d)
+	}
+	if p := s.Workloads[0].Pulse; p.Interval.Duration != time.Second {
+		t.Errorf("pulse interval %s, want the 1s floor", p.Interval.Duration)
+	}
+	if p := s.Workloads[0].Pulse; p.Reads < 1 || p.Writes < 1 || p.Deletes < 1 {
+		t.Errorf("pulse counts must stay positive: %+v", p)
+	}
+}
+
+func TestBenchmarkTmpfsMemoryHoldsTheDataset(t *testing.T) {
+	b := seed002()
+	b.Spec.Storage = kvv1.StorageSpec{Medium: kvv1.MediumTmpfs}
+	b.Spec.Resources.Memory = resource.MustParse("12Gi")
+	got, err := Benchmark(b, Target{Size: q("1Gi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 12Gi/10 = 1.2Gi < 1Gi dataset + 52Mi cache + 8Mi memtables + 256Mi: the floor wins.
+	need := int64(1<<30 + 52<<20 + 2*4<<20/4*1 + 256<<20)
+	if m := got.Spec.Resources.Memory.Value(); m < need {
+		t.Errorf("tmpfs memory %d below dataset+cache+memtables+overhead %d", m, need)
+	}
+}
+
+func TestBenchmarkByKeyCount(t *testing.T) {
+	b := seed002()
+	b.Spec.Dataset.Size, b.Spec.Dataset.Num = nil, ptr.To[int64](100_000_000)
+	got, err := Benchmark(b, Target{Num: ptr.To[int64](1_000_000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Dataset.Num == nil || *got.Spec.Dataset.Num != 1_000_000 || got.Spec.Dataset.Size != nil {
+		t.Errorf("dataset %+v, want num 1000000", got.Spec.Dataset)
+	}
+	if got.Spec.Workloads[0].Pulse.Reads != 900 {
+		t.Errorf("pulse reads %d, want 900 (1/100)", got.Spec.Workloads[0].Pulse.Reads)
+	}
+	// A size target on a num dataset converts through the entry size (40 + 65.5 bytes).
+	got, err = Benchmark(b, Target{Size: q("1055Mi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := *got.Spec.Dataset.Num; n < 10_400_000 || n > 10_500_000 {
+		t.Errorf("num %d, want about 1055Mi/105.5B = 10.49M", n)
+	}
+}
+
+func TestBenchmarkErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		b   *kvv1.KVBenchmark
+		t   Target
+		err string
+	}{
+		"no target":   {seed002(), Target{}, "exactly one"},
+		"two targets": {seed002(), Target{Size: q("1Gi"), Num: ptr.To[int64](5)}, "exactly one"},
+		"too small":   {seed002(), Target{Size: q("10")}, "at least one key"},
+		"no dataset": {func() *kvv1.KVBenchmark { b := seed002(); b.Spec.Dataset.Size = nil; return b }(),
+			Target{Size: q("1Gi")}, "neither a size nor a key count"},
+	} {
+		_, err := Benchmark(tc.b, tc.t)
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: error %v, want one containing %q", name, err, tc.err)
+		}
+	}
+}
+
+func ptrString(q *resource.Quantity) string {
+	if q == nil {
+		return "<nil>"
+	}
+	return q.String()
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

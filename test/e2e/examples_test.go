@@ -1,0 +1,77 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/resource"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/scale"
+)
+
+// exampleScale is the small size each seed example runs at in this suite: its one size field, set so that
+// every example finishes in about a minute on a 2-core node.
+var exampleScale = map[string]scale.Target{
+	"seed-000-rocksdb-in-memory.yaml":  {Num: ptr.To[int64](200_000)},
+	"seed-001-db-bench-basics.yaml":    {Num: ptr.To[int64](100_000)},
+	"seed-002-leveldb-vs-rocksdb.yaml": {Size: ptr.To(resource.MustParse("32Mi"))},
+	"seed-003-rocksdb-on-flash.yaml":   {Num: ptr.To[int64](100_000)},
+	"seed-004-ycsb-pegasus.yaml":       {Size: ptr.To(resource.MustParse("32Mi"))},
+}
+
+// readExample decodes the KVBenchmarks of one examples/ file.
+func readExample(file string) []*kvv1.KVBenchmark {
+	GinkgoHelper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", file))
+	Expect(err).NotTo(HaveOccurred())
+	var out []*kvv1.KVBenchmark
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	for {
+		b := &kvv1.KVBenchmark{}
+		err := dec.Decode(b)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		Expect(err).NotTo(HaveOccurred(), file)
+		out = append(out, b)
+	}
+}
+
+// runExamples applies every seed example, scaled down by its one size field, and expects each to succeed
+// with complete results. Runs share the node (exclusive off) so the whole set takes minutes, not an hour.
+func runExamples(ns string) []*kvv1.KVBenchmark {
+	GinkgoHelper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "seed-*.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(files).To(HaveLen(len(exampleScale)), "every example has a size in exampleScale")
+	var created []*kvv1.KVBenchmark
+	for _, f := range files {
+		target, ok := exampleScale[filepath.Base(f)]
+		Expect(ok).To(BeTrue(), "no e2e size for %s", f)
+		for _, b := range readExample(filepath.Base(f)) {
+			small, err := scale.Benchmark(b, target)
+			Expect(err).NotTo(HaveOccurred())
+			small.Namespace = ns
+			small.Spec.Placement.Exclusive = ptr.To(false)
+			created = append(created, create(small))
+		}
+	}
+	var done []*kvv1.KVBenchmark
+	for _, b := range created {
+		got := waitFinished(ns, b.Name, 15*time.Minute)
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), "%s: %s", b.Name, runsSummary(got))
+		done = append(done, got)
+	}
+	return done
+}
