@@ -44,8 +44,12 @@ runner: deps ## Build bin/kvbench-runner (cgo: RocksDB and LevelDB from Debian).
 manager: ## Build bin/manager (the operator).
 	CGO_ENABLED=0 go build -o $(BIN)/manager .
 
+.PHONY: plugin
+plugin: ## Build bin/kubectl-kvbench (`kubectl kvbench`: report, compare, plot, save; see docs/report.md).
+	CGO_ENABLED=0 go build -o $(BIN)/kubectl-kvbench ./cmd/kubectl-kvbench
+
 .PHONY: build
-build: runner manager ## Build everything.
+build: runner manager plugin ## Build everything.
 
 ##@ Test
 

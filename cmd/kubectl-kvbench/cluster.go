@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/report"
+)
+
+// maxResultLine bounds the runner's result log line (a long run's time series is megabytes).
+const maxResultLine = 256 << 20
+
+// cluster reads KVBenchmarks and the runners' full results (from their pods' logs).
+type cluster struct {
+	client    client.Client        // KVBenchmarks
+	clientset kubernetes.Interface // pods and their logs
+	namespace string
+	stderr    io.Writer
+}
+
+// connect loads the kubeconfig as kubectl does: --kubeconfig, else $KUBECONFIG, else
+// ~/.kube/config; --context and --namespace override the current context's.
+func connect(kubeconfig, context, namespace string, stderr io.Writer) (*cluster, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
+	overrides.Context.Namespace = namespace
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := api.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{client: c, clientset: clientset, namespace: ns, stderr: stderr}, nil
+}
+
+// benchmark gets a KVBenchmark and its runs' full results. Runs whose pods are gone (Jobs are
+// deleted cleanup.ttlSecondsAfterFinished after a run) are reported from status; one note on
+// stderr says so.
+func (c *cluster) benchmark(ctx context.Context, name string) (*report.Benchmark, error) {
+	var kvb api.KVBenchmark
+	if err := c.client.Get(ctx, client.ObjectKey{Namespace: c.namespace, Name: name}, &kvb); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("KVBenchmark %q not found in namespace %s", name, c.namespace)
+		}
+		return nil, err
+	}
+	b := &report.Benchmark{KVBenchmark: kvb, Results: map[string]*api.Result{}}
+	byWhy := map[string][]string{}
+	var whys []string
+	for _, run := range kvb.Status.Runs {
+		if run.Phase == api.RunPending {
+			continue // no pod yet, nothing to miss
+		}
+		res, why, err := c.result(ctx, name, run.Name)
+		if err != nil {
+			return nil, fmt.Errorf("run %s of %s: %w", run.Name, name, err)
+		}
+		if res == nil {
+			if byWhy[why] == nil {
+				whys = append(whys, why)
+			}
+			byWhy[why] = append(byWhy[why], run.Name)
+			continue
+		}
+		b.Results[run.Name] = res
+	}
+	if len(whys) > 0 {
+		var parts []string
+		for _, why := range whys {
+			parts = append(parts, fmt.Sprintf("run %s: %s", strings.Join(byWhy[why], ", "), why))
+		}
+		fmt.Fprintf(c.stderr, "note: %s: no full result (%s); using the summaries in status: no time series or pulse rounds\n",
+			name, strings.Join(parts, "; "))
+	}
+	return b, nil
+}
+
+// result reads a run's full result from the newest of its pods that logged one. Without one it
+// returns the reason.
+func (c *cluster) result(ctx context.Context, bench, run string) (*api.Result, string, error) {
+	sel := labels.Set{render.LabelBenchmark: bench, render.LabelRun: run}.String()
+	list, err := c.clientset.CoreV1().Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return nil, "", err
+	}
+	if len(list.Items) == 0 {
+		return nil, "runner pod gone", nil
+	}
+	pods := list.Items
+	slices.SortFunc(pods, func(a, b corev1.Pod) int { return b.CreationTimestamp.Compare(a.CreationTimestamp.Time) })
+	why := "no result in the runner log yet"
+	for _, pod := range pods {
+		if pod.Status.Phase == corev1.PodPending {
+			continue
+		}
+		logs, err := c.clientset.CoreV1().Pods(c.namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: render.ContainerName}).Stream(ctx)
+		if err != nil {
+			why = fmt.Sprintf("reading the log of pod %s: %v", pod.Name, err)
+			continue
+		}
+		res, err := lastResult(logs)
+		logs.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("pod %s: %w", pod.Name, err)
+		}
+		if res != nil {
+			return res, "", nil
+		}
+	}
+	return nil, why, nil
+}
+
+// lastResult scans a runner's log for the last line starting with api.ResultLogPrefix.
+func lastResult(r io.Reader) (*api.Result, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), maxResultLine)
+	var last []byte
+	for sc.Scan() {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(api.ResultLogPrefix)); ok {
+			last = bytes.Clone(rest)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the log: %w", err)
+	}
+	if last == nil {
+		return nil, nil
+	}
+	var res api.Result
+	if err := json.Unmarshal(last, &res); err != nil {
+		return nil, fmt.Errorf("result line: %w", err)
+	}
+	if res.SchemaVersion != api.ResultSchemaVersion {
+		return nil, fmt.Errorf("result schema %q is not supported (this kubectl-kvbench reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
+	}
+	return &res, nil
+}

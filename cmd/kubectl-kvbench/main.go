@@ -1,0 +1,291 @@
+// Command kubectl-kvbench reports KVBenchmarks: the seed documents' tables, db_bench lines,
+// comparisons and plots, from the cluster or from saved files. On the PATH it is the kubectl
+// plugin `kubectl kvbench`.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/report"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code; errors are one line on stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "error: "+err.Error())
+		return 1
+	}
+	return 0
+}
+
+// options are the flags every command shares.
+type options struct {
+	kubeconfig, context, namespace string
+	stdout, stderr                 io.Writer
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	o := &options{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "kubectl-kvbench",
+		Short: "Report KVBenchmark results: tables, db_bench lines, comparisons, plots",
+		Long: `Report KVBenchmark results as the seed documents show them: Pegasus-style YCSB tables,
+the pulse "thread number | time cost in seconds" table, db_bench result lines, comparisons of two
+benchmarks and plots (PNG or SVG). Benchmarks come from the cluster (by name, with the full results
+from the runner pods' logs while the pods exist) or from files (-f: KVBenchmark YAML/JSON, lists,
+runner result JSON, or a directory written by "save").`,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl kvbench"},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	f := root.PersistentFlags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the kubeconfig file")
+	f.StringVar(&o.context, "context", "", "the kubeconfig context to use")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the KVBenchmarks (default: the context's)")
+	root.AddCommand(reportCmd(o), compareCmd(o), plotCmd(o), saveCmd(o))
+	return root
+}
+
+// load reads the named KVBenchmarks from the cluster and the benchmarks in files, in that order.
+func (o *options) load(ctx context.Context, names, files []string) ([]*report.Benchmark, error) {
+	if len(names) == 0 && len(files) == 0 {
+		return nil, fmt.Errorf("name a KVBenchmark or give -f FILE")
+	}
+	var bs []*report.Benchmark
+	if len(names) > 0 {
+		c, err := connect(o.kubeconfig, o.context, o.namespace, o.stderr)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			b, err := c.benchmark(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			bs = append(bs, b)
+		}
+	}
+	if len(files) > 0 {
+		fb, err := loadFiles(files)
+		if err != nil {
+			return nil, err
+		}
+		bs = append(bs, fb...)
+	}
+	return bs, nil
+}
+
+func oneOf(flag, value string, allowed []string) error {
+	if slices.Contains(allowed, value) {
+		return nil
+	}
+	return fmt.Errorf("unknown --%s %q (one of %s)", flag, value, strings.Join(allowed, ", "))
+}
+
+func fileFlag(cmd *cobra.Command, files *[]string) {
+	cmd.Flags().StringSliceVarP(files, "filename", "f", nil,
+		"KVBenchmark YAML/JSON, list, runner result JSON, or a directory of them (repeatable)")
+}
+
+func reportCmd(o *options) *cobra.Command {
+	var files []string
+	var table, format string
+	cmd := &cobra.Command{
+		Use:   "report [NAME...] [-f FILE...]",
+		Short: "Print tables (threads, Pegasus ycsb, pulse) or db_bench lines",
+		Example: `  kubectl kvbench report demo
+  kubectl kvbench report -f saved/ --table ycsb --format markdown
+  kubectl kvbench report demo --table dbbench`,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			if err := oneOf("table", table, report.TableKinds); err != nil {
+				return err
+			}
+			if err := oneOf("format", format, report.Formats); err != nil {
+				return err
+			}
+			bs, err := o.load(cmd.Context(), names, files)
+			if err != nil {
+				return err
+			}
+			return report.Write(o.stdout, bs, table, format)
+		},
+	}
+	fileFlag(cmd, &files)
+	cmd.Flags().StringVar(&table, "table", "auto", "table: "+strings.Join(report.TableKinds, ", "))
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	return cmd
+}
+
+func compareCmd(o *options) *cobra.Command {
+	var files []string
+	var format string
+	cmd := &cobra.Command{
+		Use:   "compare A B | -f A -f B",
+		Short: "Compare two benchmarks phase by phase: ops/s and p99 with the change in percent",
+		Example: `  kubectl kvbench compare baseline bloom
+  kubectl kvbench compare -f saved/baseline.yaml -f saved/bloom.yaml --format markdown`,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			if err := oneOf("format", format, report.Formats); err != nil {
+				return err
+			}
+			bs, err := o.load(cmd.Context(), names, files)
+			if err != nil {
+				return err
+			}
+			if len(bs) != 2 {
+				return fmt.Errorf("compare needs exactly two benchmarks, got %d", len(bs))
+			}
+			for _, b := range bs {
+				if len(b.Phases(true)) == 0 {
+					return fmt.Errorf("%s has no results", b.Title())
+				}
+			}
+			c := report.Compare(bs[0], bs[1])
+			if len(c.Rows) == 0 {
+				return fmt.Errorf("%s and %s have no phases in common (matched by run, workload, threads and iteration)", bs[0].Title(), bs[1].Title())
+			}
+			if format == "markdown" {
+				c.Table().Markdown(o.stdout)
+			} else {
+				c.Table().Text(o.stdout)
+			}
+			return nil
+		},
+	}
+	fileFlag(cmd, &files)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	return cmd
+}
+
+func plotCmd(o *options) *cobra.Command {
+	var files []string
+	var kind, out string
+	var opt report.PlotOptions
+	cmd := &cobra.Command{
+		Use:   "plot NAME... | -f FILE... --kind KIND -o OUT.png|OUT.svg",
+		Short: "Plot throughput vs threads, latency percentiles, pulse round times or throughput over time",
+		Example: `  kubectl kvbench plot demo --kind threads -o threads.png
+  kubectl kvbench plot -f saved/ --kind timeseries --workload readrandom -o ts.svg`,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			if err := oneOf("kind", kind, report.PlotKinds); err != nil {
+				return err
+			}
+			if out == "" {
+				return fmt.Errorf("plot needs -o FILE.png or -o FILE.svg")
+			}
+			format, err := report.PlotFormat(out)
+			if err != nil {
+				return err
+			}
+			bs, err := o.load(cmd.Context(), names, files)
+			if err != nil {
+				return err
+			}
+			p, err := report.Plot(kind, bs, opt)
+			if err != nil {
+				return err
+			}
+			// Render first, so that a failure leaves no half-written file.
+			var buf bytes.Buffer
+			if err := report.WritePlot(&buf, p, format); err != nil {
+				return err
+			}
+			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintln(o.stdout, "wrote "+out)
+			return nil
+		},
+	}
+	fileFlag(cmd, &files)
+	cmd.Flags().StringVar(&kind, "kind", "threads", "plot: "+strings.Join(report.PlotKinds, ", "))
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output file; .png or .svg chooses the format")
+	cmd.Flags().StringVar(&opt.Workload, "workload", "", "plot only this workload (e.g. readrandom, ycsb-a)")
+	return cmd
+}
+
+func saveCmd(o *options) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "save NAME... -d DIR",
+		Short: "Save KVBenchmarks (YAML) and their runs' full results (JSON) from the cluster",
+		Long: `Save writes DIR/NAME.yaml (the KVBenchmark, spec and status) and DIR/NAME-RUN.result.json
+(each run's full runner result, read from the runner pod's log) for later reports with -f DIR.
+Save before the runner Jobs are cleaned up (cleanup.ttlSecondsAfterFinished, 600s by default).`,
+		Example: `  kubectl kvbench save demo -d results/`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, names []string) error {
+			if dir == "" {
+				return fmt.Errorf("save needs -d DIR")
+			}
+			bs, err := o.load(cmd.Context(), names, nil)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for _, b := range bs {
+				if err := save(o.stdout, dir, b); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "dir", "d", "", "directory to write to (created if missing)")
+	return cmd
+}
+
+// save writes the layout loadFiles reads back: NAME.yaml and NAME-RUN.result.json.
+func save(stdout io.Writer, dir string, b *report.Benchmark) error {
+	obj := b.KVBenchmark.DeepCopy()
+	obj.ManagedFields = nil
+	obj.APIVersion, obj.Kind = api.GroupVersion.String(), "KVBenchmark"
+	data, err := yaml.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{b.Name + ".yaml": data}
+	for run, res := range b.Results {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		files[b.Name+"-"+run+resultSuffix] = append(data, '\n')
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "wrote "+path)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Comparison matches the phases of two benchmarks: B's numbers relative to A's.
+type Comparison struct {
+	A, B *Benchmark
+	// Rows are the phases present in both, in A's order.
+	Rows []ComparedPhase
+	// OnlyA and OnlyB name the phases without a match.
+	OnlyA, OnlyB []string
+}
+
+// ComparedPhase is one phase in both benchmarks.
+type ComparedPhase struct {
+	// Run is the run name; "a vs b" when two single-run benchmarks of different runs are compared.
+	Run       string
+	Workload  string
+	Threads   int32
+	Iteration int32
+	A, B      *Phase
+}
+
+// Compare matches phases by run, workload (and its occurrence), threads and iteration, the
+// dataset load included. When both benchmarks have a single run, runs match whatever their
+// names, so that two one-engine benchmarks (or two bare result files) can be compared.
+func Compare(a, b *Benchmark) *Comparison {
+	pa, pb := a.Phases(true), b.Phases(true)
+	anyRun := len(runNames(pa)) == 1 && len(runNames(pb)) == 1
+	key := func(p *Phase) string {
+		r := p.Run
+		if anyRun {
+			r = ""
+		}
+		return fmt.Sprintf("%s|%s|%d|%d", r, p.Name(), p.Threads, p.Iteration)
+	}
+	inB := map[string]*Phase{}
+	for i := range pb {
+		inB[key(&pb[i])] = &pb[i]
+	}
+	c := &Comparison{A: a, B: b}
+	matched := map[string]bool{}
+	for i := range pa {
+		p := &pa[i]
+		k := key(p)
+		q := inB[k]
+		if q == nil {
+			c.OnlyA = append(c.OnlyA, label(p))
+			continue
+		}
+		matched[k] = true
+		run := p.Run
+		if p.Run != q.Run {
+			run = p.Run + " vs " + q.Run
+		}
+		c.Rows = append(c.Rows, ComparedPhase{Run: run, Workload: p.Name(), Threads: p.Threads, Iteration: p.Iteration, A: p, B: q})
+	}
+	for i := range pb {
+		if !matched[key(&pb[i])] {
+			c.OnlyB = append(c.OnlyB, label(&pb[i]))
+		}
+	}
+	return c
+}
+
+func label(p *Phase) string {
+	s := fmt.Sprintf("%s %s threads=%d", p.Run, p.Name(), p.Threads)
+	if p.Iteration > 0 {
+		s += fmt.Sprintf(" iteration=%d", p.Iteration)
+	}
+	return s
+}
+
+// Table shows ops/s and p99 of A and B with the change in percent; unmatched phases are notes.
+func (c *Comparison) Table() *Table {
+	rep := false
+	for _, r := range c.Rows {
+		rep = rep || r.Iteration > 0
+	}
+	t := &Table{Title: fmt.Sprintf("Comparison: A = %s, B = %s", c.A.Title(), c.B.Title()), Headers: []string{"Run", "Workload", "Threads"}}
+	if rep {
+		t.Headers = append(t.Headers, "Iteration")
+	}
+	t.Headers = append(t.Headers, "ops/s A", "ops/s B", "change", "p99 A (us)", "p99 B (us)", "change")
+	for _, r := range c.Rows {
+		row := []string{r.Run, r.Workload, strconv.Itoa(int(r.Threads))}
+		if rep {
+			row = append(row, strconv.Itoa(int(r.Iteration)))
+		}
+		row = append(row, ops(r.A.OpsPerSec), ops(r.B.OpsPerSec), change(r.A.OpsPerSec, r.B.OpsPerSec))
+		la, lb := r.A.LatencyMicros, r.B.LatencyMicros
+		if la != nil && lb != nil {
+			row = append(row, micros(la.P99), micros(lb.P99), change(la.P99, lb.P99))
+		} else {
+			row = append(row, p99(&r.A.PhaseSummary), p99(&r.B.PhaseSummary), Empty)
+		}
+		t.add(row...)
+	}
+	t.Notes = append(t.Notes, "change = (B - A) / A: more ops/s is better, a lower p99 is better")
+	for _, s := range c.OnlyA {
+		t.Notes = append(t.Notes, "only in A: "+s)
+	}
+	for _, s := range c.OnlyB {
+		t.Notes = append(t.Notes, "only in B: "+s)
+	}
+	return t
+}

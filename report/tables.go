@@ -1,0 +1,515 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	runnerreport "github.com/kvbench/kvbench-operator/runner/report"
+)
+
+// Table kinds and output formats of Write.
+var (
+	TableKinds = []string{"auto", "dbbench", "ycsb", "pulse", "threads"}
+	Formats    = []string{"text", "markdown"}
+)
+
+// Write prints each benchmark's tables of the given kind in the given format. "auto" prints the
+// threads table and, when such phases exist, the ycsb and pulse tables.
+func Write(w io.Writer, bs []*Benchmark, kind, format string) error {
+	if !slices.Contains(TableKinds, kind) {
+		return fmt.Errorf("unknown table %q (one of %s)", kind, strings.Join(TableKinds, ", "))
+	}
+	if !slices.Contains(Formats, format) {
+		return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(Formats, ", "))
+	}
+	// Build everything first: an error leaves no partial report behind.
+	var out bytes.Buffer
+	for i, b := range bs {
+		if len(b.Phases(true)) == 0 {
+			return fmt.Errorf("%s has no results (phase %s)", b.Title(), orPending(b.Status.Phase))
+		}
+		if i > 0 {
+			fmt.Fprintln(&out)
+		}
+		header := fmt.Sprintf("KVBenchmark %s: %s", b.Title(), describe(b))
+		if format == "markdown" {
+			fmt.Fprintf(&out, "### %s\n", header)
+		} else {
+			fmt.Fprintln(&out, header)
+		}
+		for _, n := range b.Notes() {
+			fmt.Fprintln(&out, "note: "+n)
+		}
+		if kind == "dbbench" {
+			fence := ""
+			if format == "markdown" {
+				fence = "```\n"
+			}
+			fmt.Fprint(&out, "\n"+fence)
+			for _, l := range DBBenchLines(b) {
+				fmt.Fprintln(&out, l)
+			}
+			fmt.Fprint(&out, fence)
+			continue
+		}
+		tables, err := Tables(b, kind)
+		if err != nil {
+			return err
+		}
+		for _, t := range tables {
+			fmt.Fprintln(&out)
+			if format == "markdown" {
+				t.Markdown(&out)
+			} else {
+				t.Text(&out)
+			}
+		}
+	}
+	_, err := out.WriteTo(w)
+	return err
+}
+
+// Tables builds the tables of one kind (not dbbench, which is lines) for one benchmark.
+func Tables(b *Benchmark, kind string) ([]*Table, error) {
+	phases := b.Phases(true)
+	ycsb := slices.ContainsFunc(phases, func(p Phase) bool { return isYCSB(&p) })
+	pulse := slices.ContainsFunc(phases, func(p Phase) bool { return isPulse(&p) })
+	switch kind {
+	case "threads":
+		return []*Table{ThreadsTable(b)}, nil
+	case "ycsb":
+		if !ycsb {
+			return nil, fmt.Errorf("%s has no ycsb phases", b.Title())
+		}
+		return []*Table{YCSBTable(b)}, nil
+	case "pulse":
+		if !pulse {
+			return nil, fmt.Errorf("%s has no pulse phases", b.Title())
+		}
+		return []*Table{PulseTable(b)}, nil
+	case "auto":
+		out := []*Table{ThreadsTable(b)}
+		if ycsb {
+			out = append(out, YCSBTable(b))
+		}
+		if pulse {
+			out = append(out, PulseTable(b))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown table %q (one of %s)", kind, strings.Join(TableKinds, ", "))
+}
+
+func orPending(p api.BenchmarkPhase) api.BenchmarkPhase {
+	if p == "" {
+		return api.PhasePending
+	}
+	return p
+}
+
+// describe is the one-line context of a benchmark: engines, dataset, medium, phase.
+func describe(b *Benchmark) string {
+	var engines []string
+	for _, r := range b.runs() {
+		engines = append(engines, r.name)
+	}
+	parts := []string{strings.Join(engines, ",")}
+	if ds := datasetOf(b); ds != nil {
+		parts = append(parts, fmt.Sprintf("%d keys of %d+%g bytes", ds.Num, ds.KeySize, ds.ValueSizeAvg))
+	}
+	if m := b.Spec.Storage.Medium; m != "" {
+		parts = append(parts, string(m))
+	}
+	if b.Spec.Resources.Memory.Sign() > 0 {
+		parts = append(parts, "memory "+b.Spec.Resources.Memory.String())
+	}
+	if b.Status.Phase != "" {
+		parts = append(parts, string(b.Status.Phase))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func datasetOf(b *Benchmark) *api.DatasetInfo {
+	for _, r := range b.runs() {
+		if r.full != nil {
+			return &r.full.Dataset
+		}
+		if r.status != nil && r.status.Dataset != nil {
+			return r.status.Dataset
+		}
+	}
+	return nil
+}
+
+// DBBenchLines prints each run as db_bench would: a header per run and thread count, then one
+// result line per phase (runner/report.Line), the dataset load first.
+func DBBenchLines(b *Benchmark) []string {
+	var out []string
+	phases := b.Phases(true)
+	for _, name := range runNames(phases) {
+		version := ""
+		for _, r := range b.runs() {
+			if r.name == name {
+				version = engineVersion(r)
+			}
+		}
+		var own []Phase
+		for _, p := range phases {
+			if p.Run == name {
+				own = append(own, p)
+			}
+		}
+		// db_bench runs one thread count per invocation: group by iteration and thread count.
+		type group struct{ iteration, threads int32 }
+		var groups []group
+		for _, p := range own {
+			g := group{p.Iteration, p.Threads}
+			if !p.Load && !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
+		slices.SortStableFunc(groups, func(a, b group) int {
+			if a.iteration != b.iteration {
+				return int(a.iteration - b.iteration)
+			}
+			return int(a.threads - b.threads)
+		})
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		for _, p := range own {
+			if p.Load {
+				out = append(out, fmt.Sprintf("# %s%s, load, threads=%d", name, version, p.Threads))
+				out = append(out, runnerreport.Line("load", &p.PhaseSummary))
+			}
+		}
+		for _, g := range groups {
+			h := fmt.Sprintf("# %s%s, threads=%d", name, version, g.threads)
+			if repeated(own) {
+				h += fmt.Sprintf(", iteration=%d", g.iteration)
+			}
+			out = append(out, h)
+			for _, p := range own {
+				if !p.Load && p.Iteration == g.iteration && p.Threads == g.threads {
+					out = append(out, runnerreport.Line(p.Workload, &p.PhaseSummary))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func engineVersion(r run) string {
+	v := ""
+	if r.full != nil {
+		v = r.full.EngineVersion
+	} else if r.status != nil {
+		v = r.status.EngineVersion
+	}
+	if v == "" {
+		return ""
+	}
+	return " (" + v + ")"
+}
+
+// ThreadsTable has a row per workload and thread count (and iteration, when the sweep was
+// repeated), and ops/s and p99 columns per run: the generic comparison of engines.
+func ThreadsTable(b *Benchmark) *Table {
+	phases := b.Phases(true)
+	runs := runNames(phases)
+	rep := repeated(phases)
+	t := &Table{Title: "Throughput and p99 latency by threads", Headers: []string{"Workload", "Threads"}}
+	if rep {
+		t.Headers = append(t.Headers, "Iteration")
+	}
+	for _, r := range runs {
+		t.Headers = append(t.Headers, r+" ops/s", r+" p99 (us)")
+	}
+	type key struct {
+		name               string
+		threads, iteration int32
+	}
+	var keys []key
+	cells := map[key]map[string]*Phase{}
+	for i := range phases {
+		p := &phases[i]
+		k := key{p.Name(), p.Threads, p.Iteration}
+		if cells[k] == nil {
+			keys = append(keys, k)
+			cells[k] = map[string]*Phase{}
+		}
+		cells[k][p.Run] = p
+	}
+	// Workloads in the order they first ran, then threads, then iteration.
+	first := map[string]int{}
+	for i, k := range keys {
+		if _, ok := first[k.name]; !ok {
+			first[k.name] = i
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		if a.name != b.name {
+			return first[a.name] - first[b.name]
+		}
+		if a.threads != b.threads {
+			return int(a.threads - b.threads)
+		}
+		return int(a.iteration - b.iteration)
+	})
+	for _, k := range keys {
+		row := []string{k.name, strconv.Itoa(int(k.threads))}
+		if rep {
+			row = append(row, strconv.Itoa(int(k.iteration)))
+		}
+		for _, r := range runs {
+			p := cells[k][r]
+			if p == nil {
+				row = append(row, Empty, Empty)
+				continue
+			}
+			row = append(row, ops(p.OpsPerSec), p99(&p.PhaseSummary))
+		}
+		t.add(row...)
+	}
+	t.Notes = []string{"ops/s over all threads; p99 over all operations of the phase, in microseconds"}
+	return t
+}
+
+func p99(s *api.PhaseSummary) string {
+	if s.LatencyMicros == nil {
+		return Empty
+	}
+	return micros(s.LatencyMicros.P99)
+}
+
+// side is one side (reads or writes) of a YCSB phase, as the Pegasus tables show it.
+type side struct {
+	qps, avg, p99, p999 float64
+	ok                  bool
+}
+
+// combine merges operation types into one side. Rates and means add up exactly; percentiles of a
+// merged distribution cannot be computed from the parts, so the largest part's value is an upper
+// bound (YCSB letters have one write type, where it is exact).
+func combine(opsList []api.OperationSummary, names ...string) side {
+	var s side
+	var n int64
+	var weighted float64
+	for _, o := range opsList {
+		if !slices.Contains(names, o.Name) {
+			continue
+		}
+		s.ok = true
+		s.qps += o.OpsPerSec
+		if o.LatencyMicros != nil {
+			n += o.Ops
+			weighted += o.LatencyMicros.Mean * float64(o.Ops)
+			s.p99 = max(s.p99, o.LatencyMicros.P99)
+			s.p999 = max(s.p999, o.LatencyMicros.P999)
+		}
+	}
+	if n > 0 {
+		s.avg = weighted / float64(n)
+	}
+	return s
+}
+
+func wholePhase(p *api.PhaseSummary) side {
+	s := side{qps: p.OpsPerSec, ok: true}
+	if l := p.LatencyMicros; l != nil {
+		s.avg, s.p99, s.p999 = l.Mean, l.P99, l.P999
+	}
+	return s
+}
+
+func (s side) cells() []string {
+	if !s.ok {
+		return []string{Empty, Empty, Empty, Empty}
+	}
+	lat := func(v float64) string {
+		if v == 0 {
+			return Empty
+		}
+		return micros(v)
+	}
+	return []string{ops(s.qps), lat(s.avg), lat(s.p99), lat(s.p999)}
+}
+
+// YCSB operation types by side: scans are the reads of workload E, read-modify-writes count as writes.
+var (
+	readOps  = []string{"read", "scan"}
+	writeOps = []string{"update", "insert", "readmodifywrite"}
+)
+
+// YCSBTable is seed 004's Pegasus table: per YCSB phase the read and write sides' QPS, average,
+// p99 and p99.9 latency. Status summaries may lack the per-operation breakdown (trimmed to fit
+// the termination message); then only read-only or write-only mixes can be shown.
+func YCSBTable(b *Benchmark) *Table {
+	phases := b.Phases(false)
+	rep := repeated(phases)
+	t := &Table{Title: "YCSB (Pegasus columns, latency in us)", Headers: []string{"Engine", "Case", "Threads"}}
+	if rep {
+		t.Headers = append(t.Headers, "Iteration")
+	}
+	t.Headers = append(t.Headers, "RW Ratio", "R-QPS", "R-AVG-Lat", "R-P99-Lat", "R-P999-Lat", "W-QPS", "W-AVG-Lat", "W-P99-Lat", "W-P999-Lat")
+	missing := false
+	for i := range phases {
+		p := &phases[i]
+		if !isYCSB(p) {
+			continue
+		}
+		readShare, known := specReadPercent(b, p.Workload)
+		var r, w side
+		switch {
+		case len(p.Operations) > 0:
+			r, w = combine(p.Operations, readOps...), combine(p.Operations, writeOps...)
+			if !known {
+				readShare, known = measuredReadPercent(p.Operations)
+			}
+		case known && readShare == 100:
+			r = wholePhase(&p.PhaseSummary)
+		case known && readShare == 0:
+			w = wholePhase(&p.PhaseSummary)
+		default:
+			missing = true
+		}
+		ratio := Empty
+		if known {
+			ratio = rwRatio(readShare)
+		}
+		row := []string{p.Run, p.Name(), strconv.Itoa(int(p.Threads))}
+		if rep {
+			row = append(row, strconv.Itoa(int(p.Iteration)))
+		}
+		row = append(row, ratio)
+		row = append(row, r.cells()...)
+		row = append(row, w.cells()...)
+		t.add(row...)
+	}
+	t.Notes = []string{"R = read (and scan), W = update + insert + read-modify-write; RW Ratio is reads:writes"}
+	if missing {
+		t.Notes = append(t.Notes, "some status summaries lack the per-operation breakdown (trimmed to 4 KiB): use the full results (runner pod logs, or kubectl kvbench save)")
+	}
+	return t
+}
+
+// specReadPercent is the read share of a YCSB phase as the spec configured it, when exactly one
+// workload of the spec produces that phase name. Letters' defaults as in runner/bench ycsbMix.
+func specReadPercent(b *Benchmark, workload string) (int, bool) {
+	var found *api.YCSBSpec
+	for _, w := range b.Spec.Workloads {
+		if w.Name == api.WorkloadYCSB && w.YCSB != nil && "ycsb-"+strings.ToLower(string(w.YCSB.Workload)) == workload {
+			if found != nil {
+				return 0, false
+			}
+			found = w.YCSB
+		}
+	}
+	if found == nil {
+		return 0, false
+	}
+	letter := strings.ToUpper(string(found.Workload))
+	if found.ReadPercent != nil {
+		if letter == "E" { // the rest is split between scans (reads) and inserts
+			return 0, false
+		}
+		return int(*found.ReadPercent), true
+	}
+	share, ok := map[string]int{"A": 50, "B": 95, "C": 100, "D": 95, "E": 95, "F": 50}[letter]
+	return share, ok
+}
+
+func measuredReadPercent(list []api.OperationSummary) (int, bool) {
+	var r, w int64
+	for _, o := range list {
+		switch {
+		case slices.Contains(readOps, o.Name):
+			r += o.Ops
+		case slices.Contains(writeOps, o.Name):
+			w += o.Ops
+		}
+	}
+	if r+w == 0 {
+		return 0, false
+	}
+	return int(math.Round(float64(r) * 100 / float64(r+w))), true
+}
+
+// rwRatio writes a read share in percent as the Pegasus tables do: 50 -> 1:1, 25 -> 1:3, 100 -> 1:0.
+func rwRatio(readPercent int) string {
+	r, w := readPercent, 100-readPercent
+	g := gcd(r, w)
+	return fmt.Sprintf("%d:%d", r/g, w/g)
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// PulseTable is seed 002's "thread number | time cost in seconds" table: a row per thread count,
+// per run the range (min~max) of the rounds' read times. A run known only from status summaries
+// shows the mean round time instead (reads + writes + deletes; the rounds are not in status).
+func PulseTable(b *Benchmark) *Table {
+	var phases []Phase
+	for _, p := range b.Phases(false) {
+		if isPulse(&p) {
+			phases = append(phases, p)
+		}
+	}
+	runs := runNames(phases)
+	t := &Table{Title: "Pulse rounds", Headers: []string{"thread number"}}
+	hasRounds := map[string]bool{}
+	for _, r := range runs {
+		hasRounds[r] = !slices.ContainsFunc(phases, func(p Phase) bool { return p.Run == r && len(p.PulseRounds) == 0 })
+		if hasRounds[r] {
+			t.Headers = append(t.Headers, r+" time cost in seconds")
+		} else {
+			t.Headers = append(t.Headers, r+" mean round seconds")
+		}
+	}
+	for _, th := range sortedThreads(phases) {
+		row := []string{strconv.Itoa(int(th))}
+		for _, r := range runs {
+			lo, hi, sum, n := math.Inf(1), math.Inf(-1), 0.0, 0
+			for _, p := range phases {
+				if p.Run != r || p.Threads != th {
+					continue
+				}
+				if hasRounds[r] {
+					for _, round := range p.PulseRounds {
+						lo, hi = min(lo, round.ReadSeconds), max(hi, round.ReadSeconds)
+						n++
+					}
+				} else if p.Pulse != nil && p.Pulse.Rounds > 0 {
+					sum += p.Pulse.MeanRoundSeconds * float64(p.Pulse.Rounds)
+					n += int(p.Pulse.Rounds)
+				}
+			}
+			switch {
+			case n == 0:
+				row = append(row, Empty)
+			case hasRounds[r]:
+				row = append(row, seconds(lo)+"~"+seconds(hi))
+			default:
+				row = append(row, seconds(sum/float64(n)))
+			}
+		}
+		t.add(row...)
+	}
+	if slices.ContainsFunc(runs, func(r string) bool { return hasRounds[r] }) {
+		t.Notes = append(t.Notes, "time cost: the rounds' read times, min~max (each round reads its keys sorted, split over the threads)")
+	}
+	if slices.ContainsFunc(runs, func(r string) bool { return !hasRounds[r] }) {
+		t.Notes = append(t.Notes, "mean round seconds: reads + writes + deletes, from the status summary (full results have each round's read time)")
+	}
+	return t
+}
