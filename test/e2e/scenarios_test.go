@@ -4,6 +4,10 @@ package e2e
 
 import (
 	"fmt"
+	pngpkg "image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -268,6 +272,31 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(ratios).To(HaveKey("reads=false updates=true"), "0:1 is writes only")
 		Expect(ratios).To(HaveKey("reads=true updates=false"), "1:0 is reads only")
 		Expect(ratios).To(HaveKey("reads=true updates=true"))
+
+		By("kubectl kvbench reads them back from the cluster: seed tables from the runners' full results, plots, save")
+		plugin := buildPlugin()
+		out := run(plugin, "report", "seed-002-defaults", "-n", ns, "--table", "pulse")
+		Expect(out).To(ContainSubstring("thread number"))
+		Expect(out).To(MatchRegexp(`(?m)^ +64 +[0-9.]+~[0-9.]+ +[0-9.]+~[0-9.]+$`),
+			"min~max read seconds per round come from the runner logs' full results, not the status means")
+		Expect(out).NotTo(ContainSubstring("note:"))
+		out = run(plugin, "report", "seed-004-1kb", "-n", ns, "--table", "ycsb")
+		Expect(out).To(ContainSubstring("R-QPS"))
+		Expect(out).To(ContainSubstring("3:1"))
+		dir := GinkgoT().TempDir()
+		png := filepath.Join(dir, "pulse.png")
+		run(plugin, "plot", "seed-002-tuned", "-n", ns, "--kind", "pulse", "-o", png)
+		f, err := os.Open(png)
+		Expect(err).NotTo(HaveOccurred())
+		img, err := pngpkg.Decode(f)
+		f.Close()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(img.Bounds().Dx()).To(BeNumerically(">", 100))
+		run(plugin, "save", "seed-001-dbbench", "-n", ns, "-d", dir)
+		Expect(filepath.Join(dir, "seed-001-dbbench-rocksdb.result.json")).To(BeAnExistingFile())
+		out = run(plugin, "compare", "-f", filepath.Join(dir, "seed-001-dbbench.yaml"), "seed-001-fillseq", "-n", ns)
+		Expect(out).To(ContainSubstring("fillseq"))
+		AddReportEntry("kubectl kvbench report seed-004-1kb --table ycsb", run(plugin, "report", "seed-004-1kb", "-n", ns, "--table", "ycsb"))
 	})
 
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
@@ -322,4 +351,15 @@ func opByName(p kvv1.PhaseSummary, name string) (kvv1.OperationSummary, bool) {
 		}
 	}
 	return kvv1.OperationSummary{}, false
+}
+
+// buildPlugin builds kubectl-kvbench from this tree (the suite runs it as a user would).
+func buildPlugin() string {
+	GinkgoHelper()
+	bin := filepath.Join(GinkgoT().TempDir(), "kubectl-kvbench")
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/kubectl-kvbench")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build kubectl-kvbench:\n%s", out)
+	return bin
 }

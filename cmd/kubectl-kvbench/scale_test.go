@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+func TestScaleExample(t *testing.T) {
+	out := mustRun(t, "scale", "-f", "../../examples/seed-002-leveldb-vs-rocksdb.yaml", "--dataset-size=256Mi")
+	docs := strings.Split(strings.TrimPrefix(out, "---\n"), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("want the example's 2 benchmarks, got %d:\n%s", len(docs), out)
+	}
+	for _, d := range docs {
+		var b api.KVBenchmark
+		if err := yaml.UnmarshalStrict([]byte(d), &b); err != nil {
+			t.Fatalf("%v in\n%s", err, d)
+		}
+		if b.Spec.Dataset.Size.String() != "256Mi" || b.Spec.Resources.Memory.String() != "512Mi" {
+			t.Errorf("%s: dataset %s memory %s, want 256Mi and 512Mi (2Gi x 1/40, floored)", b.Name,
+				b.Spec.Dataset.Size.String(), b.Spec.Resources.Memory.String())
+		}
+		if p := b.Spec.Workloads[0].Pulse; p == nil || p.Reads != 2250 || p.Writes != 5250 || p.Deletes != 750 {
+			t.Errorf("%s: pulse %+v, want 90000/210000/30000 x 1/40", b.Name, p)
+		}
+		if strings.Contains(d, "status") || strings.Contains(d, "creationTimestamp") {
+			t.Errorf("output must be ready for kubectl apply:\n%s", d)
+		}
+	}
+	out = mustRun(t, "scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=1000")
+	contains(t, out, "num: 1000\n", "--num=1000", "name: seed-001-dbbench")
+}
+
+func TestScaleErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml"}, "exactly one of --dataset-size and --num"},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=5", "--dataset-size=1Gi"}, "exactly one"},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--dataset-size=big"}, `"big" is not a positive quantity`},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=-3"}, "--num must be positive"},
+		{[]string{"scale", "--num=5"}, "needs -f FILE"},
+		{[]string{"scale", "-f", "missing.yaml", "--num=5"}, "missing.yaml"},
+	} {
+		out, errOut, code := kvbench(t, c.args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one error line with %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
