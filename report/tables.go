@@ -364,24 +364,26 @@ func YCSBTable(b *Benchmark) *Table {
 		if !isYCSB(p) {
 			continue
 		}
-		readShare, known := specReadPercent(b, p.Workload)
+		ratio, known := specRatio(b, p)
 		var r, w side
 		switch {
 		case len(p.Operations) > 0:
 			r, w = combine(p.Operations, readOps...), combine(p.Operations, writeOps...)
 			if !known {
-				readShare, known = measuredReadPercent(p.Operations)
+				var share int
+				if share, known = measuredReadPercent(p.Operations); known {
+					ratio = rwRatio(share)
+				}
 			}
-		case known && readShare == 100:
+		case known && strings.HasSuffix(ratio, ":0"):
 			r = wholePhase(&p.PhaseSummary)
-		case known && readShare == 0:
+		case known && strings.HasPrefix(ratio, "0:"):
 			w = wholePhase(&p.PhaseSummary)
 		default:
 			missing = true
 		}
-		ratio := Empty
-		if known {
-			ratio = rwRatio(readShare)
+		if !known {
+			ratio = Empty
 		}
 		row := []string{p.Run, p.Name(), strconv.Itoa(int(p.Threads))}
 		if rep {
@@ -399,30 +401,44 @@ func YCSBTable(b *Benchmark) *Table {
 	return t
 }
 
-// specReadPercent is the read share of a YCSB phase as the spec configured it, when exactly one
-// workload of the spec produces that phase name. Letters' defaults as in runner/bench ycsbMix.
-func specReadPercent(b *Benchmark, workload string) (int, bool) {
+// specRatio is the reads:writes ratio of a YCSB phase as the spec configured it. The phase is
+// matched to its spec workload by letter, thread count and occurrence (a spec may list letter A
+// several times with different ratios, as seed 004 does). Letters' defaults as in runner/bench ycsbMix.
+func specRatio(b *Benchmark, p *Phase) (string, bool) {
 	var found *api.YCSBSpec
+	seen := 0
 	for _, w := range b.Spec.Workloads {
-		if w.Name == api.WorkloadYCSB && w.YCSB != nil && "ycsb-"+strings.ToLower(string(w.YCSB.Workload)) == workload {
-			if found != nil {
-				return 0, false
-			}
-			found = w.YCSB
+		if w.Name != api.WorkloadYCSB || w.YCSB == nil || "ycsb-"+strings.ToLower(string(w.YCSB.Workload)) != p.Workload {
+			continue
 		}
+		threads := w.Threads
+		if len(threads) == 0 {
+			threads = b.Spec.Threads
+		}
+		if !slices.Contains(threads, p.Threads) {
+			continue
+		}
+		if seen == p.Occurrence {
+			found = w.YCSB
+			break
+		}
+		seen++
 	}
 	if found == nil {
-		return 0, false
+		return "", false
 	}
 	letter := strings.ToUpper(string(found.Workload))
-	if found.ReadPercent != nil {
-		if letter == "E" { // the rest is split between scans (reads) and inserts
-			return 0, false
-		}
-		return int(*found.ReadPercent), true
+	if letter == "E" && (found.ReadPercent != nil || found.ReadWriteRatio != "") {
+		return "", false // the rest is split between scans (reads) and inserts
+	}
+	switch {
+	case found.ReadWriteRatio != "":
+		return found.ReadWriteRatio, true
+	case found.ReadPercent != nil:
+		return rwRatio(int(*found.ReadPercent)), true
 	}
 	share, ok := map[string]int{"A": 50, "B": 95, "C": 100, "D": 95, "E": 95, "F": 50}[letter]
-	return share, ok
+	return rwRatio(share), ok
 }
 
 func measuredReadPercent(list []api.OperationSummary) (int, bool) {
@@ -467,19 +483,26 @@ func PulseTable(b *Benchmark) *Table {
 	}
 	runs := runNames(phases)
 	t := &Table{Title: "Pulse rounds", Headers: []string{"thread number"}}
-	hasRounds := map[string]bool{}
+	hasRounds, hasUsage := map[string]bool{}, map[string]bool{}
 	for _, r := range runs {
 		hasRounds[r] = !slices.ContainsFunc(phases, func(p Phase) bool { return p.Run == r && len(p.PulseRounds) == 0 })
+		hasUsage[r] = hasRounds[r] && !slices.ContainsFunc(phases, func(p Phase) bool {
+			return p.Run == r && slices.ContainsFunc(p.PulseRounds, func(x api.PulseRound) bool { return x.ReadUsage == nil })
+		})
 		if hasRounds[r] {
 			t.Headers = append(t.Headers, r+" time cost in seconds")
 		} else {
 			t.Headers = append(t.Headers, r+" mean round seconds")
+		}
+		if hasUsage[r] {
+			t.Headers = append(t.Headers, r+" cpu %", r+" MB read")
 		}
 	}
 	for _, th := range sortedThreads(phases) {
 		row := []string{strconv.Itoa(int(th))}
 		for _, r := range runs {
 			lo, hi, sum, n := math.Inf(1), math.Inf(-1), 0.0, 0
+			var cpu, read float64
 			for _, p := range phases {
 				if p.Run != r || p.Threads != th {
 					continue
@@ -487,6 +510,10 @@ func PulseTable(b *Benchmark) *Table {
 				if hasRounds[r] {
 					for _, round := range p.PulseRounds {
 						lo, hi = min(lo, round.ReadSeconds), max(hi, round.ReadSeconds)
+						if u := round.ReadUsage; u != nil {
+							cpu += u.CPUPercent
+							read += float64(u.ReadBytes)
+						}
 						n++
 					}
 				} else if p.Pulse != nil && p.Pulse.Rounds > 0 {
@@ -502,11 +529,21 @@ func PulseTable(b *Benchmark) *Table {
 			default:
 				row = append(row, seconds(sum/float64(n)))
 			}
+			if hasUsage[r] {
+				if n == 0 {
+					row = append(row, Empty, Empty)
+				} else {
+					row = append(row, strconv.Itoa(int(math.Round(cpu/float64(n)))), strconv.Itoa(int(math.Round(read/float64(n)/1e6))))
+				}
+			}
 		}
 		t.add(row...)
 	}
 	if slices.ContainsFunc(runs, func(r string) bool { return hasRounds[r] }) {
 		t.Notes = append(t.Notes, "time cost: the rounds' read times, min~max (each round reads its keys sorted, split over the threads)")
+	}
+	if slices.ContainsFunc(runs, func(r string) bool { return hasUsage[r] }) {
+		t.Notes = append(t.Notes, "cpu %, MB read: the runner process during a round's reads, mean over rounds (cpu 200 = two cores busy; MB read from storage, i.e. page-cache misses)")
 	}
 	if slices.ContainsFunc(runs, func(r string) bool { return !hasRounds[r] }) {
 		t.Notes = append(t.Notes, "mean round seconds: reads + writes + deletes, from the status summary (full results have each round's read time)")

@@ -155,24 +155,29 @@ leveldb  ycsb-c        4       1:0  300000       4.00       16.0         160    
 func TestYCSBWritesCombineAndRatio(t *testing.T) {
 	b := fixture(t)
 	twentyFive := int32(25)
-	// Two F workloads make the spec ambiguous: the ratio comes from the measured operations.
+	// No F workload of the spec runs at 8 threads: that ratio comes from the measured operations.
+	// B's is the spec's (readPercent 25); seed 004's 30:1 is printed as configured.
 	b.Spec.Workloads = []api.WorkloadSpec{
-		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "F"}},
-		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "F"}},
-		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "B", ReadPercent: &twentyFive}},
+		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "F"}, Threads: []int32{16}},
+		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "F"}, Threads: []int32{16}},
+		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "B", ReadPercent: &twentyFive}, Threads: []int32{8}},
+		{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "B", ReadWriteRatio: "30:1"}, Threads: []int32{8}},
 	}
 	f := phase("ycsb-f", 8, 100000, 50)
 	f.Operations = []api.OperationSummary{op("read", 25000, 10, 30, 300), op("readmodifywrite", 50000, 40, 90, 900), op("insert", 25000, 20, 60, 1200)}
 	bb := phase("ycsb-b", 8, 100000, 50)
 	bb.Operations = []api.OperationSummary{op("read", 24000, 10, 30, 300), op("update", 76000, 40, 90, 900)}
-	b.Results["rocksdb"].Phases = []api.PhaseResult{f, bb}
+	bb2 := phase("ycsb-b", 8, 100000, 50)
+	bb2.Operations = []api.OperationSummary{op("read", 96800, 10, 30, 300), op("update", 3200, 40, 90, 900)}
+	b.Results["rocksdb"].Phases = []api.PhaseResult{f, bb, bb2}
 	b.Status.Runs = b.Status.Runs[:1]
 	got := text(YCSBTable(b))
 	// Writes: rates add up, the mean is ops-weighted ((50000*40 + 25000*20) / 75000 = 33.3),
 	// percentiles are the largest part's (an upper bound).
 	for _, line := range []string{
-		"rocksdb  ycsb-f        8       1:3  25000       10.0       30.0         300  75000       33.3       90.0        1200",
-		"rocksdb  ycsb-b        8       1:3  24000       10.0       30.0         300  76000       40.0       90.0         900",
+		"rocksdb  ycsb-f          8       1:3  25000       10.0       30.0         300  75000       33.3       90.0        1200",
+		"rocksdb  ycsb-b          8       1:3  24000       10.0       30.0         300  76000       40.0       90.0         900",
+		"rocksdb  ycsb-b#2        8      30:1  96800       10.0       30.0         300   3200       40.0       90.0         900",
 	} {
 		if !strings.Contains(got, line+"\n") {
 			t.Errorf("no line\n%s\nin\n%s", line, got)
@@ -289,6 +294,31 @@ func TestWriteErrors(t *testing.T) {
 		err := Write(&bytes.Buffer{}, c.bs, c.kind, c.format)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s/%s: got error %v, want %q", c.kind, c.format, err, c.want)
+		}
+	}
+}
+
+func TestPulseTableUsage(t *testing.T) {
+	b := fixture(t)
+	for i := range b.Results["rocksdb"].Phases {
+		p := &b.Results["rocksdb"].Phases[i]
+		for j := range p.PulseRounds {
+			// 1 thread: one core busy, 40 MB read per round; 4 threads: two cores, 60 MB.
+			u := &api.PhaseUsage{CPUPercent: 100, ReadBytes: 40e6}
+			if p.Threads == 4 {
+				u = &api.PhaseUsage{CPUPercent: 190 + float64(20*j), ReadBytes: 60e6}
+			}
+			p.PulseRounds[j].ReadUsage = u
+		}
+	}
+	got := text(PulseTable(b))
+	for _, want := range []string{
+		"thread number  rocksdb time cost in seconds  rocksdb cpu %  rocksdb MB read  leveldb mean round seconds\n",
+		"            1                       12.8~16            100               40                          30\n",
+		"cpu %, MB read: the runner process during a round's reads",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
 		}
 	}
 }

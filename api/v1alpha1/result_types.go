@@ -49,6 +49,22 @@ type PhaseResult struct {
 	// PulseRounds are the pulse workload's rounds.
 	// +optional
 	PulseRounds []PulseRound `json:"pulseRounds,omitempty"`
+	// Usage is what the runner process consumed during the phase.
+	// +optional
+	Usage *PhaseUsage `json:"usage,omitempty"`
+}
+
+// PhaseUsage is the runner process's resource use over a phase (all threads, including the engine's
+// background flushes and compactions): it tells a CPU-bound phase from an I/O-bound one.
+type PhaseUsage struct {
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// CPUPercent is CPU seconds per wall second x 100 (200 = two cores busy).
+	CPUPercent float64 `json:"cpuPercent"`
+	// ReadBytes and WriteBytes are storage I/O (/proc/self/io): page-cache misses, not cached reads.
+	ReadBytes  int64 `json:"readBytes"`
+	WriteBytes int64 `json:"writeBytes"`
+	// MajorFaults are page faults that waited for storage (mmap reads).
+	MajorFaults int64 `json:"majorFaults"`
 }
 
 // PhaseSummary is the compact result of one workload at one thread count. It is what the runner's
@@ -124,6 +140,9 @@ type PulseRound struct {
 	TotalSeconds  float64 `json:"totalSeconds"`
 	// +optional
 	Found int64 `json:"found,omitempty"`
+	// ReadUsage is the runner's resource use during the round's reads.
+	// +optional
+	ReadUsage *PhaseUsage `json:"readUsage,omitempty"`
 }
 
 // IntervalSample is throughput over one report interval.

@@ -190,6 +190,21 @@ func TestPulseRoundAccounting(t *testing.T) {
 	if p.Ops != rounds*(reads+writes+deletes) || *p.Found != rounds*reads {
 		t.Errorf("ops %d found %d", p.Ops, *p.Found)
 	}
+	for _, r := range p.PulseRounds {
+		if u := r.ReadUsage; u == nil || u.CPUSeconds <= 0 || u.CPUPercent <= 0 || u.ReadBytes < 0 {
+			t.Errorf("round %d: read usage %+v, want the CPU the reads took", r.Round, u)
+		}
+	}
+	// The load and every phase carry what the process consumed (storage bytes depend on the test's
+	// filesystem: none on tmpfs).
+	if u := res.Load.Usage; u == nil || u.CPUSeconds <= 0 || u.WriteBytes < 0 {
+		t.Errorf("load usage %+v, want the CPU it took", u)
+	}
+	for _, ph := range res.Phases {
+		if ph.Usage == nil || ph.Usage.CPUSeconds <= 0 || ph.Usage.CPUPercent <= 0 {
+			t.Errorf("%s: usage %+v", ph.Workload, ph.Usage)
+		}
+	}
 	if p.Seconds < 3*0.02 {
 		t.Errorf("rounds did not wait for the interval: %.3fs", p.Seconds)
 	}

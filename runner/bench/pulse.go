@@ -49,6 +49,7 @@ func (e *env) runPulse(ctx context.Context, db engine.DB, w api.WorkloadSpec, th
 			return nil, fmt.Errorf("pulse: interrupted")
 		}
 		roundStart := time.Now()
+		before := readUsage()
 		toRead = toRead[:0]
 		live := st.hi - st.lo
 		if live > 0 {
@@ -95,6 +96,7 @@ func (e *env) runPulse(ctx context.Context, db engine.DB, w api.WorkloadSpec, th
 			roundFound += foundBy[i]
 			bytes += bytesBy[i]
 		}
+		readUse := readUsage().since(before)
 		readDone := time.Now()
 		last := readDone
 		for i := int64(0); i < ps.Writes; i++ {
@@ -122,7 +124,7 @@ func (e *env) runPulse(ctx context.Context, db engine.DB, w api.WorkloadSpec, th
 		end := time.Now()
 		r := api.PulseRound{Round: round, ReadSeconds: round6(readDone.Sub(roundStart).Seconds()),
 			WriteSeconds: round6(writeDone.Sub(readDone).Seconds()), DeleteSeconds: round6(end.Sub(writeDone).Seconds()),
-			TotalSeconds: round6(end.Sub(roundStart).Seconds()), Found: roundFound}
+			TotalSeconds: round6(end.Sub(roundStart).Seconds()), Found: roundFound, ReadUsage: readUse}
 		res.PulseRounds = append(res.PulseRounds, r)
 		found += roundFound
 		sum.Rounds++

@@ -111,11 +111,13 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		fmt.Fprintf(o.Stdout, "Engine:     %s\nKeys:       %d bytes each\nValues:     %s bytes each\nEntries:    %d\nRawSize:    %.1f MB (estimated)\n",
 			res.EngineVersion, ds.KeySize, valueDesc(ds), ds.Num, float64(res.Dataset.Bytes)/1048576)
 		fmt.Fprintln(o.Stdout, "------------------------------------------------")
+		before := readUsage()
 		load, err := e.load(ctx, db, cfg.DBPath)
 		if err != nil {
 			return fail(err)
 		}
 		if load != nil {
+			load.Usage = readUsage().since(before)
 			res.Load = load
 			fmt.Fprintln(o.Stdout, report.Line("load", &load.PhaseSummary))
 			if o.OnPhase != nil {
@@ -178,10 +180,12 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 						return fail(fmt.Errorf("evicting page cache: %w", err))
 					}
 				}
+				before := readUsage()
 				r, err := e.runWorkload(ctx, db, w, int(th), it, salt, zetas, &inserted, pulse)
 				if err != nil {
 					return fail(err)
 				}
+				r.Usage = readUsage().since(before)
 				res.Phases = append(res.Phases, *r)
 				fmt.Fprintln(o.Stdout, report.Line(r.Workload, &r.PhaseSummary))
 				if o.Histogram && r.LatencyMicros != nil {
