@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/runner/bench"
@@ -368,4 +369,28 @@ func ptrVal(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// Seed 000's in-memory setup (PlainTable, prefix-hash memtable) with a small write buffer, as
+// kubectl kvbench scale makes it: the hash buckets must fit in the buffer, and readwhilewriting
+// must find every key while the writer forces flushes.
+func TestPlainTableSmallWriteBuffer(t *testing.T) {
+	for _, prefix := range []struct{ size, perPrefix int64 }{{20, 0}, {12, 10}} {
+		cfg := api.RunnerConfig{
+			Engine: api.EngineSpec{Name: api.EngineRocksDB, Options: api.EngineOptions{PlainTable: ptr.To(true),
+				MmapRead: ptr.To(true), WriteBufferSize: ptr.To(resource.MustParse("1Mi")), MaxWriteBufferNumber: ptr.To[int32](2)}},
+			DBPath: dbDir(t), Threads: []int32{2},
+			Dataset: api.DatasetSpec{Num: i64(20000), KeySize: 20, ValueSize: 100, PrefixSize: int32(prefix.size),
+				KeysPerPrefix: prefix.perPrefix, LoadMode: api.LoadBulk},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadReadWhileWriting, Num: i64(20000), WritesPerSecond: i64(20000)}},
+		}
+		res, out, err := run(t, cfg)
+		if err != nil {
+			t.Fatalf("prefix %d: %v\n%s", prefix.size, err, out)
+		}
+		p := res.Phases[0]
+		if p.Found == nil || *p.Found != p.Ops || p.WriteRate == nil || *p.WriteRate <= 0 {
+			t.Errorf("prefix %d: found %v of %d, write rate %v", prefix.size, p.Found, p.Ops, p.WriteRate)
+		}
+	}
 }

@@ -23,8 +23,12 @@ const (
 func (e *env) load(ctx context.Context, db engine.DB, dbPath string) (*api.PhaseResult, error) {
 	mode := e.ds.LoadMode
 	bl, canBulk := db.(engine.BulkLoader)
+	why := db.Version() + " cannot ingest table files"
+	if c, ok := db.(engine.IngestChecker); ok && c.CannotIngest() != "" {
+		canBulk, why = false, c.CannotIngest()
+	}
 	if mode == api.LoadBulk && (!canBulk || !e.ds.Keys().Sorted() && e.ds.KeysPerPrefix == 0) {
-		fmt.Fprintf(e.progress, "note: %s cannot ingest table files; loading with sorted batched puts instead\n", db.Version())
+		fmt.Fprintf(e.progress, "note: %s; loading with sorted batched puts instead\n", why)
 		mode = api.LoadFillSeq
 	}
 	var res *api.PhaseResult

@@ -64,6 +64,12 @@ type BulkLoader interface {
 	Ingest(paths []string) error
 }
 
+// IngestChecker is implemented by BulkLoaders that cannot ingest with some options; CannotIngest
+// says why ("" when they can).
+type IngestChecker interface {
+	CannotIngest() string
+}
+
 // TableWriter writes one sorted table file.
 type TableWriter interface {
 	Add(key, value []byte) error

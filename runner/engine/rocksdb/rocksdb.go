@@ -37,6 +37,7 @@ type DB struct {
 	// ownsExtractor: the options hold a prefix extractor; grocksdb v1.7.15's Options.Destroy
 	// frees it a second time after the DB did, so such options are not destroyed (a tiny leak).
 	ownsExtractor bool
+	plainTable    bool
 }
 
 // Open opens (creating if allowed) a RocksDB database with the shared options.
@@ -66,7 +67,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		// Seed 000: PlainTable over mmap with a prefix-hash memtable and fixed prefix extractor.
 		opts.SetPlainTableFactory(uint32(cfg.KeySize), bloom, 0.75, 16)
 		opts.SetPrefixExtractor(grocksdb.NewFixedPrefixTransform(cfg.PrefixSize))
-		opts.SetHashSkipListRep(1000000, 4, 4)
+		opts.SetHashSkipListRep(uint(hashBuckets(engine.Bytes(o.WriteBufferSize, 64<<20))), 4, 4)
 		// The prefix-hash memtable does not support concurrent inserts (db_bench turns them off too).
 		opts.SetAllowConcurrentMemtableWrites(false)
 		opts.SetAllowMmapReads(true)
@@ -143,7 +144,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	swo.SetSync(true)
 	ro := grocksdb.NewDefaultReadOptions()
 	return &DB{db: db, opts: opts, ro: ro, wo: wo, swo: swo, bbto: bbto, path: cfg.Path,
-		ownsExtractor: engine.Bool(o.PlainTable), r: newRaw(db, ro, wo)}, nil
+		ownsExtractor: engine.Bool(o.PlainTable), plainTable: engine.Bool(o.PlainTable), r: newRaw(db, ro, wo)}, nil
 }
 
 func compression(c api.Compression) grocksdb.CompressionType {
@@ -296,9 +297,25 @@ func (t *tableWriter) Finish() error {
 }
 
 // Ingest moves the files into the database (no copy).
+// CannotIngest implements engine.IngestChecker: RocksDB cannot ingest PlainTable files (ingestion
+// needs the file's last key, and PlainTable's iterator has no SeekToLast).
+func (d *DB) CannotIngest() string {
+	if d.plainTable {
+		return "rocksdb PlainTable files cannot be ingested"
+	}
+	return ""
+}
+
 func (d *DB) Ingest(paths []string) error {
 	io := grocksdb.NewDefaultIngestExternalFileOptions()
 	defer io.Destroy()
 	io.SetMoveFiles(true)
 	return d.db.IngestExternalFile(paths, io)
+}
+
+// hashBuckets is the prefix-hash memtable's bucket count: db_bench's 1,000,000, but at most an
+// eighth of the write buffer (8 bytes a bucket). The bucket array is allocated in the memtable's
+// arena, so a larger one than the buffer fills a fresh memtable at once (RocksDB then asserts).
+func hashBuckets(writeBuffer int64) int64 {
+	return max(1024, min(1_000_000, writeBuffer/64))
 }
