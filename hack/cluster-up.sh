@@ -238,6 +238,11 @@ podLogsDir: "$CL_VAR/log/pods"
 resolvConf: /etc/resolv.conf
 serializeImagePulls: false
 registerNode: true
+# Benchmark databases live on this node's root disk (local-nvme PVs are directories): the default thresholds
+# (imagefs.available<15%) tainted the node DiskPressure mid-run and garbage-collected finished runners' logs,
+# which hold their full results. Evict only when the disk is really nearly full.
+evictionHard: {memory.available: "100Mi", nodefs.available: "5%", nodefs.inodesFree: "5%", imagefs.available: "5%"}
+evictionPressureTransitionPeriod: 30s
 ${KUBELET_SYNC_FREQUENCY:+syncFrequency: $KUBELET_SYNC_FREQUENCY}
 YAML
 start kubelet "$B/kubelet" --config="$CL_ETC/kubelet.yaml" --kubeconfig="$CL_ETC/kubelet.kubeconfig" \
