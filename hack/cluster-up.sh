@@ -243,6 +243,10 @@ registerNode: true
 # which hold their full results. Evict only when the disk is really nearly full.
 evictionHard: {memory.available: "100Mi", nodefs.available: "5%", nodefs.inodesFree: "5%", imagefs.available: "5%"}
 evictionPressureTransitionPeriod: 30s
+# Images here are imported, never pulled (no registry): garbage-collecting one (the pause image included) breaks
+# every later pod. 100 turns image GC off.
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 ${KUBELET_SYNC_FREQUENCY:+syncFrequency: $KUBELET_SYNC_FREQUENCY}
 YAML
 start kubelet "$B/kubelet" --config="$CL_ETC/kubelet.yaml" --kubeconfig="$CL_ETC/kubelet.kubeconfig" \
