@@ -106,6 +106,7 @@ type KVBenchmarkSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'ycsb') == has(w.ycsb))",message="a ycsb workload needs the ycsb block (workload letter A-F), and only ycsb workloads may set it"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'pulse') == has(w.pulse))",message="a pulse workload needs the pulse block, and only pulse workloads may set it"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'dbbench') == (has(w.dbBenchArgs) && size(w.dbBenchArgs) > 0))",message="a dbbench workload needs dbBenchArgs, and only dbbench workloads may set them"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.dbBenchArgs) || w.dbBenchArgs.all(a, a.startsWith('-')))",message="dbBenchArgs must all be --flags (db_bench ignores anything else); in a YAML flow list quote a value with commas: [\"--benchmarks=fillseq,readrandom\"]"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.threads) || w.threads.all(t, t >= 1 && t <= 1024))",message="workload threads must be between 1 and 1024"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.duration) || duration(w.duration) > duration('0s'))",message="workload duration must be positive"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.readWritePercent) || w.name == 'readrandomwriterandom')",message="readWritePercent applies to readrandomwriterandom only"

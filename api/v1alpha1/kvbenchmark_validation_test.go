@@ -89,6 +89,9 @@ var _ = Describe("KVBenchmark validation", func() {
 			s.Pulse = &kvv1.PulseSpec{Reads: 1, Rounds: 1}
 		})), "pulse.interval must be positive"),
 		Entry("dbbench without args", base().Workloads(wl(kvv1.WorkloadDBBench)), "a dbbench workload needs dbBenchArgs"),
+		Entry("dbbench args split at a comma by a YAML flow list", base().Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+			s.DBBenchArgs = []string{"--benchmarks=fillseq", "readrandom", "--num=1000"}
+		})), "dbBenchArgs must all be --flags"),
 		Entry("workload thread override 0", base().Workloads(wl(kvv1.WorkloadFillSeq, func(s *kvv1.WorkloadSpec) { s.Threads = []int32{0} })), "workload threads must be between 1 and 1024"),
 		Entry("workload duration 0", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Duration = &metav1.Duration{} })), "workload duration must be positive"),
 		Entry("readWritePercent on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.ReadWritePercent = ptr.To[int32](90) })), "readWritePercent applies to readrandomwriterandom only"),

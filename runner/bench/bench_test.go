@@ -277,6 +277,9 @@ func TestErrors(t *testing.T) {
 			c.Engine.Options.BloomBits = &bloom
 		}, "engine leveldb does not support option(s): [disableWAL]"},
 		{"direct on pebble", func(c *api.RunnerConfig) { c.Engine.Name = api.EnginePebble; c.CacheMode = api.CacheDirect }, "direct I/O"},
+		{"db_bench argument that is not a flag", func(c *api.RunnerConfig) {
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "readrandom"}}}
+		}, `"readrandom" is not a --flag`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

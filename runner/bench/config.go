@@ -5,6 +5,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -198,6 +199,11 @@ func Validate(cfg *api.RunnerConfig) error {
 		case api.WorkloadDBBench:
 			if len(w.DBBenchArgs) == 0 {
 				return fmt.Errorf("workload dbbench needs dbBenchArgs")
+			}
+			for _, a := range w.DBBenchArgs {
+				if !strings.HasPrefix(a, "-") {
+					return fmt.Errorf("dbBenchArgs: %q is not a --flag (db_bench ignores it); in YAML flow lists quote values with commas: [\"--benchmarks=fillseq,readrandom\"]", a)
+				}
 			}
 		}
 	}

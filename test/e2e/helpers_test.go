@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os/exec"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -106,6 +107,9 @@ func expectCompleteResults(b *kvv1.KVBenchmark) {
 			n := len(b.Spec.Threads)
 			if len(w.Threads) > 0 {
 				n = len(w.Threads)
+			}
+			if w.Name == kvv1.WorkloadDBBench {
+				n = dbBenchCount(w.DBBenchArgs) // one result per db_bench benchmark; its own --threads
 			}
 			want += n
 		}
@@ -254,4 +258,14 @@ func expectPrometheusMatchesStatus(b *kvv1.KVBenchmark) {
 		g.Expect(ph).To(HaveLen(1))
 		g.Expect(ph[0].Metric["phase"]).To(Equal(string(b.Status.Phase)))
 	}, 90*time.Second, 3*time.Second).Should(Succeed())
+}
+
+// dbBenchCount is the number of benchmarks a db_bench command line runs (its --benchmarks list).
+func dbBenchCount(args []string) int {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--benchmarks="); ok {
+			return len(strings.Split(v, ","))
+		}
+	}
+	return 1
 }
