@@ -37,7 +37,7 @@ for n in $names; do
 done
 mkdir -p "$out"
 kv save $names -d "$out" >/dev/null
-printf '%s\n' "$manifest" >"$out/applied.yaml"
+printf '%s\n' "$manifest" >"$out/applied.manifest"   # not .yaml: report -f DIR would read it as a benchmark
 {
   echo "<!-- hack/reproduce.sh $example $size; $(date -u +%FT%TZ); node: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end -->"
   kv report -f "$out" --format markdown
