@@ -21,7 +21,9 @@ stack_up() {
   say "Prometheus (prometheus-operator + Prometheus, built from Go modules once: hack/monitoring-build.sh)"
   "$HERE/prometheus.sh" install >/dev/null
   say "importing images"; "$HERE/images.sh" import "$IMAGES/runner.tar" "$IMAGES/operator.tar" 2>/dev/null
-  say "local NVMe fixture (StorageClass local-nvme, static local PVs, node label)"; "$HERE/local-nvme.sh" up
+  # 24 PVs: the seed examples spec alone runs 12 localNVMe runs at once, and a spec's volumes stay Released
+  # (not recycled) until the next set-up.
+  say "local NVMe fixture (StorageClass local-nvme, static local PVs, node label)"; "$HERE/local-nvme.sh" up 24
 }
 
 # chart_install: the CRD first (server-side apply: Helm installs crds/ only when missing, never upgrades it), then

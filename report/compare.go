@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Comparison matches the phases of two benchmarks: B's numbers relative to A's.
@@ -24,43 +25,67 @@ type ComparedPhase struct {
 	A, B      *Phase
 }
 
+// dbBenchPrefix marks a phase that Debian's db_bench ran (the runner's dbbench driver names them so).
+const dbBenchPrefix = "dbbench:"
+
 // Compare matches phases by run, workload (and its occurrence), threads and iteration, the
 // dataset load included. When both benchmarks have a single run, runs match whatever their
-// names, so that two one-engine benchmarks (or two bare result files) can be compared.
+// names, so that two one-engine benchmarks (or two bare result files) can be compared. Phases left
+// over are then matched without the "dbbench:" prefix, so db_bench's fillseq lines up with the
+// runner's fillseq (seed 001 runs the two side by side).
 func Compare(a, b *Benchmark) *Comparison {
 	pa, pb := a.Phases(true), b.Phases(true)
 	anyRun := len(runNames(pa)) == 1 && len(runNames(pb)) == 1
-	key := func(p *Phase) string {
-		r := p.Run
+	key := func(p *Phase, tool bool) string {
+		r, w := p.Run, p.Name()
 		if anyRun {
 			r = ""
 		}
-		return fmt.Sprintf("%s|%s|%d|%d", r, p.Name(), p.Threads, p.Iteration)
+		if !tool {
+			w = strings.TrimPrefix(w, dbBenchPrefix)
+		}
+		return fmt.Sprintf("%s|%s|%d|%d", r, w, p.Threads, p.Iteration)
 	}
-	inB := map[string]*Phase{}
-	for i := range pb {
-		inB[key(&pb[i])] = &pb[i]
+	matchA := make([]*Phase, len(pa)) // matchA[i] is pa[i]'s phase in B
+	usedB := make([]bool, len(pb))
+	for _, tool := range []bool{true, false} {
+		inB := map[string]int{}
+		for j := range pb {
+			if k := key(&pb[j], tool); !usedB[j] {
+				if _, dup := inB[k]; !dup {
+					inB[k] = j
+				}
+			}
+		}
+		for i := range pa {
+			if matchA[i] != nil {
+				continue
+			}
+			if j, ok := inB[key(&pa[i], tool)]; ok {
+				matchA[i], usedB[j] = &pb[j], true
+				delete(inB, key(&pa[i], tool))
+			}
+		}
 	}
 	c := &Comparison{A: a, B: b}
-	matched := map[string]bool{}
 	for i := range pa {
-		p := &pa[i]
-		k := key(p)
-		q := inB[k]
+		p, q := &pa[i], matchA[i]
 		if q == nil {
 			c.OnlyA = append(c.OnlyA, label(p))
 			continue
 		}
-		matched[k] = true
-		run := p.Run
+		run, workload := p.Run, p.Name()
 		if p.Run != q.Run {
 			run = p.Run + " vs " + q.Run
 		}
-		c.Rows = append(c.Rows, ComparedPhase{Run: run, Workload: p.Name(), Threads: p.Threads, Iteration: p.Iteration, A: p, B: q})
+		if p.Name() != q.Name() {
+			workload = p.Name() + " vs " + q.Name()
+		}
+		c.Rows = append(c.Rows, ComparedPhase{Run: run, Workload: workload, Threads: p.Threads, Iteration: p.Iteration, A: p, B: q})
 	}
-	for i := range pb {
-		if !matched[key(&pb[i])] {
-			c.OnlyB = append(c.OnlyB, label(&pb[i]))
+	for j := range pb {
+		if !usedB[j] {
+			c.OnlyB = append(c.OnlyB, label(&pb[j]))
 		}
 	}
 	return c

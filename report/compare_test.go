@@ -82,3 +82,34 @@ func TestCompareIterationsAndMissingLatency(t *testing.T) {
 		}
 	}
 }
+
+// db_bench's phases (dbbench:fillseq, in a benchmark that drove Debian's db_bench) match the runner's
+// same-named phases once exact names are exhausted; an exact match always wins.
+func TestCompareDBBenchWithRunner(t *testing.T) {
+	single := func(phases ...api.PhaseResult) *Benchmark {
+		b := fixture(t)
+		b.Status.Runs = b.Status.Runs[:1]
+		b.Status.Runs[0].Results = nil
+		full := *b.Results["rocksdb"]
+		full.Load, full.Phases = nil, phases
+		b.Results = map[string]*api.Result{"rocksdb": &full}
+		return b
+	}
+	a := single(phase("dbbench:fillseq", 1, 600000, 1), phase("dbbench:readrandom", 1, 100000, 10),
+		phase("readrandom", 1, 90000, 12), phase("dbbench:readseq", 1, 1e6, 1))
+	b := single(phase("fillseq", 1, 500000, 2), phase("readrandom", 1, 80000, 14))
+	c := Compare(a, b)
+	var got []string
+	for _, r := range c.Rows {
+		got = append(got, r.Workload)
+	}
+	if diff := cmp.Diff([]string{"dbbench:fillseq vs fillseq", "readrandom"}, got); diff != "" {
+		t.Errorf("matched workloads (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"rocksdb dbbench:readrandom threads=1", "rocksdb dbbench:readseq threads=1"}, c.OnlyA); diff != "" {
+		t.Errorf("only in A (-want +got):\n%s", diff)
+	}
+	if len(c.OnlyB) != 0 {
+		t.Errorf("only in B: %v", c.OnlyB)
+	}
+}

@@ -163,7 +163,7 @@ func compareCmd(o *options) *cobra.Command {
 			}
 			c := report.Compare(bs[0], bs[1])
 			if len(c.Rows) == 0 {
-				return fmt.Errorf("%s and %s have no phases in common (matched by run, workload, threads and iteration)", bs[0].Title(), bs[1].Title())
+				return fmt.Errorf("%s and %s have no phases in common (matched by run, workload, threads and iteration; db_bench's phases also without their dbbench: prefix)", bs[0].Title(), bs[1].Title())
 			}
 			if format == "markdown" {
 				c.Table().Markdown(o.stdout)

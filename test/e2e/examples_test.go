@@ -12,9 +12,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/scale"
@@ -48,6 +50,20 @@ func readExample(file string) []*kvv1.KVBenchmark {
 	}
 }
 
+// availableLocalNVMe counts the local-nvme fixture's PersistentVolumes that can still be bound.
+func availableLocalNVMe() int {
+	GinkgoHelper()
+	var pvs corev1.PersistentVolumeList
+	Expect(k8s.List(ctx, &pvs, client.MatchingLabels{"kvbench.io/local-nvme": "true"})).To(Succeed())
+	n := 0
+	for _, pv := range pvs.Items {
+		if pv.Status.Phase == corev1.VolumeAvailable {
+			n++
+		}
+	}
+	return n
+}
+
 // runExamples applies every seed example, scaled down by its one size field, and expects each to succeed
 // with complete results. Runs share the node (exclusive off) so the whole set takes minutes, not an hour.
 func runExamples(ns string) []*kvv1.KVBenchmark {
@@ -55,7 +71,8 @@ func runExamples(ns string) []*kvv1.KVBenchmark {
 	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "seed-*.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(files).To(HaveLen(len(exampleScale)), "every example has a size in exampleScale")
-	var created []*kvv1.KVBenchmark
+	var smalls []*kvv1.KVBenchmark
+	nvmeRuns := 0
 	for _, f := range files {
 		target, ok := exampleScale[filepath.Base(f)]
 		Expect(ok).To(BeTrue(), "no e2e size for %s", f)
@@ -64,8 +81,19 @@ func runExamples(ns string) []*kvv1.KVBenchmark {
 			Expect(err).NotTo(HaveOccurred())
 			small.Namespace = ns
 			small.Spec.Placement.Exclusive = ptr.To(false)
-			created = append(created, create(small))
+			smalls = append(smalls, small)
+			if small.Spec.Storage.Medium == kvv1.MediumLocalNVMe {
+				nvmeRuns += len(small.Spec.Engines)
+			}
 		}
+	}
+	// All runs start at once and each localNVMe run claims its own static PV until its Job is cleaned up,
+	// so too few volumes would show up only as a 15-minute wait on a Pending pod.
+	Expect(availableLocalNVMe()).To(BeNumerically(">=", nvmeRuns),
+		"Available local-nvme PVs for the examples' %d localNVMe runs (hack/e2e-env.sh: local-nvme.sh up N)", nvmeRuns)
+	var created []*kvv1.KVBenchmark
+	for _, small := range smalls {
+		created = append(created, create(small))
 	}
 	var done []*kvv1.KVBenchmark
 	for _, b := range created {
