@@ -12,9 +12,17 @@
 #                        kvb-vs.XXXXXX directory is made in each and removed at exit
 #     THREADS="1 2"      thread counts
 #     BENCHMARKS="fillrandom readrandom readwhilewriting seekrandom"
+#                        (any other read benchmark both tools have works too, e.g. readseq readreverse
+#                        with READS=NUM: each thread scans READS entries)
 #     WRITE_RATE=2097152 readwhilewriting writer, bytes/s (db_bench --benchmark_write_rate_limit;
 #                        the runner turns it into writes/s = rate / (key_size + value_size))
-#     RAW=file           also keep every single measurement there (dir bench threads rep tool ops)
+#     HISTOGRAM=0        1: both tools get --histogram. db_bench 7.8.3 reads the clock per
+#                        operation only then; the runner always times every operation (its
+#                        latency percentiles are part of its result), so by default it does
+#                        that work and db_bench does not
+#     RAW=file           also keep every single measurement there
+#                        (dir bench threads rep tool ops load1), load1 the 1-minute load average
+#                        when the measurement ended
 #     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
 #     DBBENCH=/usr/bin/db_bench
 #
@@ -24,7 +32,7 @@
 # The read benchmarks start every run from a copy of one database db_bench filled
 # (fillrandom + waitforcompaction), so readwhilewriting's writes never leak into the next run.
 set -euo pipefail
-if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; exit 0; fi
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0; fi
 cd "$(dirname "$0")/../.."
 NUM=${NUM:-1000000}
 READS=${READS:-300000}
@@ -33,6 +41,7 @@ DIRS=${DIRS:-/dev/shm /var/tmp}
 THREADS=${THREADS:-1 2}
 BENCHMARKS=${BENCHMARKS:-fillrandom readrandom readwhilewriting seekrandom}
 WRITE_RATE=${WRITE_RATE:-2097152}
+HISTOGRAM=${HISTOGRAM:-0}
 DBBENCH=${DBBENCH:-/usr/bin/db_bench}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
@@ -44,6 +53,7 @@ fi
 # not do the same work.
 COMMON=(--key_size=16 --value_size=100 --compression_type=snappy --compression_ratio=0.5
   --cache_size=8388608 --bloom_bits=10 --write_buffer_size=67108864)
+[ "$HISTOGRAM" = 1 ] && COMMON+=(--histogram)
 READFLAGS=(--reads="$READS" --use_existing_db=1 --seek_nexts=10 --benchmark_write_rate_limit="$WRITE_RATE")
 
 WORK=()
@@ -77,14 +87,14 @@ check_options() { # both tools create a DB in $1; their OPTIONS files must match
 
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(uname -r)"
 echo "# runner: $("$RUNNER" bench --help >/dev/null 2>&1 && echo "$RUNNER") db_bench: $DBBENCH ($(dpkg-query -W -f '${Version}' rocksdb-tools 2>/dev/null || echo '?'))"
-echo "# NUM=$NUM READS=$READS REPS=$REPS THREADS='$THREADS' WRITE_RATE=$WRITE_RATE"
+echo "# NUM=$NUM READS=$READS REPS=$REPS THREADS='$THREADS' WRITE_RATE=$WRITE_RATE HISTOGRAM=$HISTOGRAM"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for parent in $DIRS; do
   w=$(mktemp -d "$parent/kvb-vs.XXXXXX"); WORK+=("$w")
   check_options "$w"
-  case " $BENCHMARKS " in *" readrandom "*|*" readwhilewriting "*|*" seekrandom "*)
-    run_tool db_bench "$w/base" --benchmarks=fillrandom,waitforcompaction --num="$NUM" --seed=1 >/dev/null ;;
-  esac
+  if [ -n "$(echo " $BENCHMARKS " | sed 's/ fillrandom / /g' | tr -d ' ')" ]; then # a read benchmark
+    run_tool db_bench "$w/base" --benchmarks=fillrandom,waitforcompaction --num="$NUM" --seed=1 >/dev/null
+  fi
   for rep in $(seq "$REPS"); do
     for t in $THREADS; do
       for b in $BENCHMARKS; do
@@ -97,7 +107,7 @@ for parent in $DIRS; do
             cp -a "$w/base" "$w/db"
             r=$(run_tool "$tool" "$w/db" --benchmarks="$b" --threads="$t" --num="$NUM" "${READFLAGS[@]}" | ops "$b")
           fi
-          echo "$parent $b $t $rep $tool ${r:-0}" >>"$RAWTMP"
+          echo "$parent $b $t $rep $tool ${r:-0} $(cut -d' ' -f1 /proc/loadavg)" >>"$RAWTMP"
         done
       done
     done

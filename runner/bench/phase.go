@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -39,16 +41,27 @@ type thread struct {
 	rand   *keygen.Rand
 	key    []byte
 	values *keygen.Values
-	hists  [numOpKinds]*hist.Histogram
-	found  int64
-	reads  int64
-	bytes  int64
+	// hists are the thread's latencies per op kind: of the current report interval when the
+	// thread hands them over interval by interval (ivl), else of the whole phase.
+	hists [numOpKinds]*hist.Histogram
+	found int64
+	reads int64
+	bytes int64
 	// last is the end of the previous operation: in a closed loop it is also the start of the
 	// next, so each operation costs one clock read.
 	last    time.Duration
 	yielded time.Duration // when the thread last passed through the scheduler (maybeYield)
 	start   time.Duration
 	end     time.Duration
+	// ivl collects the thread's per-interval histograms (nil for readwhilewriting's writer);
+	// cur is the report interval the thread is recording (ivl.ticks ticks happened so far).
+	ivl *intervals
+	cur int64
+	// run is the reusable engine.Ops of the batched workloads, for keys of format runKeys;
+	// runN is its current size.
+	run     *engine.Ops
+	runKeys keygen.Keys
+	runN    int
 	ops     atomic.Int64
 	_       [56]byte // keep ops counters of different threads on different cache lines
 	base    time.Time
@@ -60,19 +73,37 @@ func (t *thread) now() time.Duration { return time.Since(t.base) }
 // done records one finished operation of kind k.
 func (t *thread) done(k opKind) {
 	now := t.now()
-	t.hists[k].Record(int64(now - t.last))
+	t.record(k, now, int64(now-t.last))
 	t.last = now
 	t.ops.Add(1)
 	t.maybeYield(now)
 }
 
+// record adds the latency of an operation of kind k that ended at end.
+func (t *thread) record(k opKind, end time.Duration, nanos int64) {
+	t.tick(end)
+	t.hists[k].Record(nanos)
+}
+
+// tick moves the thread into the report interval of an operation that ended at end, before it
+// is recorded. The test is one load of a word the sampler writes once per report interval.
+func (t *thread) tick(end time.Duration) {
+	if t.ivl != nil && t.ivl.ticks.Load() != t.cur {
+		t.ivl.advance(t, end)
+	}
+}
+
 // yieldInterval: a worker whose operations are back-to-back cgo calls never passes through the
-// Go scheduler. After 10ms without a scheduling point sysmon treats it as a hog, takes its P away
-// during a cgo call, and then polls every 20µs for the next millisecond: thousands of wake-ups
-// a second (perf stat: ~5000 context switches/s against db_bench's ~300) on CPUs the engine's own
-// threads need. A Gosched every 5ms is a scheduling point and keeps sysmon asleep; it costs ~0.2µs
-// plus, when a P is idle, one wake-up of a spinning M (wakep): ~400 context switches/s in all.
-const yieldInterval = 5 * time.Millisecond
+// Go scheduler. After 10ms without a scheduling point sysmon treats it as a hog (forcePreemptNS):
+// it signals the thread, takes its P away during a cgo call, and then polls every 20µs for the
+// next millisecond: thousands of wake-ups a second (perf stat: ~5000 context switches/s against
+// db_bench's ~300) on CPUs the engine's own threads need. A Gosched before that is a scheduling
+// point and keeps sysmon asleep. As workers are locked to their OS thread (runPhase), a Gosched
+// is a handoff: the P goes to another M, which finds the goroutine and wakes the worker's thread
+// again, two wake-ups that take tens of µs on a busy 2-CPU machine (~1% of a readrandom thread's
+// time at one yield per 5ms under load), so the interval is as long as the 10ms limit allows with
+// a run (engine.Ops, about runTarget) of margin.
+const yieldInterval = 8 * time.Millisecond
 
 func (t *thread) maybeYield(now time.Duration) {
 	if now-t.yielded >= yieldInterval {
@@ -85,9 +116,78 @@ func (t *thread) maybeYield(now time.Duration) {
 // rate limit), so that a stall delays every later operation's measured latency too.
 func (t *thread) doneAt(k opKind, intended time.Duration) {
 	now := t.now()
-	t.hists[k].Record(int64(now - intended))
+	t.record(k, now, int64(now-intended))
 	t.last = now
 	t.ops.Add(1)
+	t.maybeYield(now)
+}
+
+// Runs (engine.Ops): the batched workloads hand the engine up to engine.MaxOps operations per
+// call, sized so that a run takes about runTarget: long enough that the cgo crossing and the Go
+// bookkeeping (clock read, progress counter, scheduling point) are paid once per dozens of
+// operations, short enough that a --duration phase overshoots by no more than that and that a
+// report tick falls inside a run rarely (the run's operations are then placed by their latencies).
+const (
+	runTarget = 500 * time.Microsecond
+	runFirst  = 4
+)
+
+// nextRun starts a run of at most remaining operations on keys of format k.
+func (t *thread) nextRun(k keygen.Keys, remaining int64) *engine.Ops {
+	if t.run == nil || t.runKeys != k {
+		t.run = engine.NewOps(k.KeySize)
+		t.runKeys = k
+		t.runN = runFirst
+		for j := range engine.MaxOps {
+			k.Put(t.run.Key(j), 0) // the padding putKey relies on
+		}
+	}
+	t.run.Reset(int(min(int64(t.runN), remaining)))
+	return t.run
+}
+
+// putKey writes the key for v into slot j of the current run: keygen.Keys.Put, with the common
+// layout (no prefix groups, keys of 8 bytes or more) cut to one 8-byte store, the '0' padding
+// after it having been written when the run was made.
+func (t *thread) putKey(j int, v uint64) {
+	dst := t.run.Key(j)
+	if t.runKeys.KeysPerPrefix == 0 && len(dst) >= 8 {
+		binary.BigEndian.PutUint64(dst, v)
+		return
+	}
+	t.runKeys.Put(dst, v)
+}
+
+// doneOps records the operations of a run, each with the latency the engine measured; the gaps
+// between runs (key generation, this bookkeeping) are in no operation's latency.
+func (t *thread) doneOps(k opKind, o *engine.Ops) {
+	now := t.now()
+	lat := o.Lat[:o.Done]
+	var took int64
+	for _, l := range lat {
+		took += l
+	}
+	h := t.hists[k]
+	if t.ivl != nil && t.ivl.ticks.Load() != t.cur {
+		// A tick during the run: place each operation by its end, counted back from now.
+		end := now - time.Duration(took)
+		for _, l := range lat {
+			end += time.Duration(l)
+			t.record(k, end, l)
+		}
+	} else {
+		for _, l := range lat {
+			h.Record(l)
+		}
+	}
+	t.last = now
+	t.ops.Add(int64(len(lat)))
+	switch d := time.Duration(took); {
+	case d > 2*runTarget && t.runN > 1:
+		t.runN /= 2
+	case d < runTarget/2 && t.runN < engine.MaxOps && o.Done == o.N:
+		t.runN = min(2*t.runN, engine.MaxOps)
+	}
 	t.maybeYield(now)
 }
 
@@ -160,6 +260,131 @@ type phaseOutcome struct {
 	merged  *hist.Histogram
 }
 
+// intervals gives every throughput sample the p99 latency of the operations that ended in its
+// report interval, without a lock or a second histogram record per operation: each worker records
+// into its own histograms; when it sees that the sampler ticked (one atomic load per operation or
+// run) it hands the finished interval's histograms over and takes fresh ones. The sampler merges
+// the handed-over histograms into the phase totals and into the interval's, and fills in an
+// interval's p99 once every worker has moved past it.
+type intervals struct {
+	ticks atomic.Int64 // report ticks so far; interval j ends at edges[j]
+	kinds []opKind     // the kinds the phase's latency covers (phase.kinds)
+
+	mu     sync.Mutex
+	edges  []time.Duration // since base
+	closed []closedInterval
+	spare  []*hist.Histogram
+	cur    []int64 // each worker's current interval; math.MaxInt64 once it finished
+
+	// The sampler's own: totals per kind, and merged histograms of the unfinished intervals.
+	total [numOpKinds]*hist.Histogram
+	open  map[int64]*hist.Histogram
+	p99   map[int64]float64 // finished intervals' p99, µs, until their sample takes it
+}
+
+type closedInterval struct {
+	idx   int64
+	hists [numOpKinds]*hist.Histogram
+}
+
+func newIntervals(kinds []opKind, threads int) *intervals {
+	iv := &intervals{kinds: kinds, cur: make([]int64, threads), open: map[int64]*hist.Histogram{},
+		p99: map[int64]float64{}}
+	for _, k := range kinds {
+		iv.total[k] = hist.New()
+	}
+	return iv
+}
+
+// advance hands over t's intervals that ended before end (a tick at or before end).
+func (iv *intervals) advance(t *thread, end time.Duration) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	for t.cur < int64(len(iv.edges)) && end >= iv.edges[t.cur] {
+		iv.handOver(t)
+		t.cur++
+	}
+	iv.cur[t.id] = t.cur
+}
+
+// finish hands over t's last interval: the worker is done.
+func (iv *intervals) finish(t *thread) {
+	iv.mu.Lock()
+	defer iv.mu.Unlock()
+	iv.handOver(t)
+	iv.cur[t.id] = math.MaxInt64
+}
+
+// handOver queues t's histograms of interval t.cur, if any is not empty, and gives t fresh ones.
+// iv.mu is held.
+func (iv *intervals) handOver(t *thread) {
+	c := closedInterval{idx: t.cur}
+	some := false
+	for _, k := range iv.kinds {
+		if h := t.hists[k]; h != nil && h.Count() > 0 {
+			some = true
+			c.hists[k] = h
+			if n := len(iv.spare); n > 0 {
+				t.hists[k], iv.spare = iv.spare[n-1], iv.spare[:n-1]
+			} else {
+				t.hists[k] = hist.New()
+			}
+		}
+	}
+	if some {
+		iv.closed = append(iv.closed, c)
+	}
+}
+
+// tick publishes the end of interval len(edges) at now.
+func (iv *intervals) tick(now time.Duration) {
+	iv.mu.Lock()
+	iv.edges = append(iv.edges, now)
+	iv.ticks.Store(int64(len(iv.edges)))
+	iv.mu.Unlock()
+}
+
+// collect merges what the workers handed over and records the p99 of every interval all of them
+// have moved past (all intervals when the workers are done).
+func (iv *intervals) collect() {
+	iv.mu.Lock()
+	closed := iv.closed
+	iv.closed = nil
+	low := int64(math.MaxInt64)
+	for _, c := range iv.cur {
+		low = min(low, c)
+	}
+	iv.mu.Unlock()
+	var free []*hist.Histogram
+	for _, c := range closed {
+		for k, h := range c.hists {
+			if h == nil {
+				continue
+			}
+			iv.total[k].Merge(h)
+			m := iv.open[c.idx]
+			if m == nil {
+				m = hist.New()
+				iv.open[c.idx] = m
+			}
+			m.Merge(h)
+			h.Reset()
+			free = append(free, h)
+		}
+	}
+	for idx, m := range iv.open {
+		if idx < low {
+			iv.p99[idx] = float64(m.Quantile(99)) / 1e3
+			delete(iv.open, idx)
+		}
+	}
+	if len(free) > 0 {
+		iv.mu.Lock()
+		iv.spare = append(iv.spare, free...)
+		iv.mu.Unlock()
+	}
+}
+
 // runPhase runs p's threads, samples throughput every report interval, prints progress, and
 // merges the per-thread histograms at the end.
 func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
@@ -170,12 +395,13 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	base := time.Now()
+	iv := newIntervals(p.kinds, p.threads)
 	ts := make([]*thread, p.threads)
 	for i := range ts {
 		seed := e.ds.Seed*1000003 + e.seedSalt*7919 + uint64(i) + 1
 		t := &thread{id: i, rand: keygen.NewRand(seed), key: e.ds.Keys().Make(),
 			values: keygen.NewValues(seed^0x5bd1e995, e.ds.Ratio, e.ds.ValueMin, e.ds.ValueMax),
-			base:   base, stop: &stop}
+			base:   base, stop: &stop, ivl: iv}
 		for _, k := range p.kinds {
 			t.hist(k)
 		}
@@ -209,16 +435,27 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One OS thread per worker for the whole phase, as db_bench's threads: the engine's
+			// per-thread state (glibc malloc arena and tcache, RocksDB's thread-local
+			// SuperVersion and perf context, the CPU caches) stays with the worker. Unlocked,
+			// the goroutine moved between Ms at every yield (perf: one readrandom thread's work
+			// spread over three OS threads, 2x db_bench's page faults, the C++ side freeing
+			// blocks another thread's malloc arena had allocated). readwhilewriting's writer
+			// sleeps ~100 times a second and stays unlocked: a locked thread's every wake-up
+			// would be two.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			t.start = t.now()
 			t.last = t.start
 			errs[i] = p.work(t)
 			t.end = t.now()
+			iv.finish(t)
 			if errs[i] != nil {
 				stop.Store(true)
 			}
 		}()
 	}
-	samples := e.sample(p, ts, base, &wg)
+	samples := e.sample(p, ts, iv, base, &wg)
 	bgCancel()
 	<-bgDone
 	endAll := time.Since(base)
@@ -234,12 +471,12 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: interrupted", p.name)
 	}
-	return e.summarize(p, ts, bg, endAll-startAll, samples), nil
+	return e.summarize(p, ts, iv, bg, endAll-startAll, samples), nil
 }
 
 // sample waits for the threads, taking a throughput sample each report interval and printing
 // progress each progress interval.
-func (e *env) sample(p *phase, ts []*thread, base time.Time, wg *sync.WaitGroup) []api.IntervalSample {
+func (e *env) sample(p *phase, ts []*thread, iv *intervals, base time.Time, wg *sync.WaitGroup) []api.IntervalSample {
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	tick := time.NewTicker(e.reportInterval)
@@ -251,9 +488,14 @@ func (e *env) sample(p *phase, ts []*thread, base time.Time, wg *sync.WaitGroup)
 	for {
 		select {
 		case <-finished:
+			iv.collect()
+			for j := range samples {
+				samples[j].P99Micros = iv.p99[int64(j)]
+			}
 			return samples
 		case <-tick.C:
 			now := time.Since(base)
+			iv.tick(now)
 			var ops int64
 			for _, t := range ts {
 				ops += t.ops.Load()
@@ -261,6 +503,7 @@ func (e *env) sample(p *phase, ts []*thread, base time.Time, wg *sync.WaitGroup)
 			rate := float64(ops-lastOps) / (now - lastT).Seconds()
 			samples = append(samples, api.IntervalSample{OffsetSeconds: round3(now.Seconds()), OpsPerSec: round1(rate)})
 			lastOps, lastT = ops, now
+			iv.collect()
 			if e.observer != nil {
 				e.observer.Progress(p.name, p.threads, ops, rate)
 			}
@@ -280,29 +523,21 @@ func (e *env) sample(p *phase, ts []*thread, base time.Time, wg *sync.WaitGroup)
 	}
 }
 
-func (e *env) summarize(p *phase, ts []*thread, bg *thread, elapsed time.Duration, samples []api.IntervalSample) *phaseOutcome {
+func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elapsed time.Duration, samples []api.IntervalSample) *phaseOutcome {
 	out := &phaseOutcome{threads: ts, bg: bg}
 	r := &out.res
 	r.Workload, r.Threads, r.Iteration = p.name, int32(p.threads), int32(p.iteration)
 	var ops, found, reads, bytes int64
 	var threadSeconds float64
-	perKind := [numOpKinds]*hist.Histogram{}
 	for _, t := range ts {
 		ops += t.ops.Load()
 		found += t.found
 		reads += t.reads
 		bytes += t.bytes
 		threadSeconds += (t.end - t.start).Seconds()
-		for k, h := range t.hists {
-			if h == nil {
-				continue
-			}
-			if perKind[k] == nil {
-				perKind[k] = hist.New()
-			}
-			perKind[k].Merge(h)
-		}
 	}
+	// Every worker handed all its histograms over (finish) and the sampler merged them.
+	perKind := iv.total
 	secs := elapsed.Seconds()
 	r.Ops = ops
 	r.Seconds = round6(secs)

@@ -33,7 +33,8 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 		p.expected = limit * int64(threads)
 	}
 	// put is db.Put (readrandomwriterandom's writes, as db_bench's DB::Put); fills use fill, a
-	// per-thread engine.Writer committing a batch of one per write (db_bench's DoWrite).
+	// per-thread engine.Writer committing a batch of one per write (db_bench's DoWrite), in runs
+	// of operations (engine.Ops: one engine call per run, each write still timed on its own).
 	put := func(t *thread, v uint64) error {
 		val := t.values.Next()
 		if err := db.Put(keys.Put(t.key, v), val); err != nil {
@@ -46,13 +47,21 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 	fill := func(t *thread, next func(i int64) uint64) error {
 		w := engine.NewWriter(db)
 		defer w.Close()
-		for i := int64(0); i < limit && !t.stopped(); i++ {
-			val := t.values.Next()
-			if err := w.Put(keys.Put(t.key, next(i)), val); err != nil {
+		for i := int64(0); i < limit && !t.stopped(); {
+			o := t.nextRun(keys, limit-i)
+			for j := range o.N {
+				t.putKey(j, next(i+int64(j)))
+				o.Vals[j] = t.values.Next()
+			}
+			err := engine.PutOps(w, o)
+			for _, v := range o.Vals[:o.Done] {
+				t.bytes += int64(keys.KeySize + len(v))
+			}
+			t.doneOps(opWrite, o)
+			if err != nil {
 				return err
 			}
-			t.bytes += int64(len(t.key) + len(val))
-			t.done(opWrite)
+			i += int64(o.N)
 		}
 		return nil
 	}
@@ -101,14 +110,18 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 			} else {
 				it.SeekToFirst()
 			}
-			for i := int64(0); i < limit && it.Valid() && !t.stopped(); i++ {
-				t.bytes += int64(len(it.Key()) + it.ValueSize())
-				if reverse {
-					it.Prev()
-				} else {
-					it.Next()
+			for i := int64(0); i < limit && !t.stopped(); {
+				o := t.nextRun(keys, limit-i)
+				err := engine.StepOps(it, o, reverse)
+				t.bytes += o.Bytes
+				t.doneOps(opRead, o)
+				if err != nil {
+					return err
 				}
-				t.done(opRead)
+				if o.Done < o.N { // the end of the database
+					break
+				}
+				i += int64(o.N)
 			}
 			return it.Err()
 		}
@@ -120,22 +133,7 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 			// db_bench's readmissing reads with key_size+1: a '0' appended, never found.
 			rk.KeySize++
 		}
-		p.work = func(t *thread) error {
-			key := rk.Make()
-			for i := int64(0); i < limit && !t.stopped(); i++ {
-				found, n, err := db.Get(rk.Put(key, t.rand.Uint64n(num)))
-				if err != nil {
-					return err
-				}
-				t.reads++
-				if found {
-					t.found++
-					t.bytes += int64(len(key) + n)
-				}
-				t.done(opRead)
-			}
-			return nil
-		}
+		p.work = readRandomWork(db, rk, num, limit)
 	case api.WorkloadReadWhileWriting:
 		p.kinds = []opKind{opRead}
 		p.countReads = true
@@ -177,17 +175,20 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 		}
 		// Each seek uses a fresh iterator, as db_bench's SeekRandom does (engine.SeekNexter).
 		p.work = func(t *thread) error {
-			for i := int64(0); i < limit && !t.stopped(); i++ {
-				found, n, err := engine.SeekNexts(db, keys.Put(t.key, t.rand.Uint64n(num)), nexts)
+			for i := int64(0); i < limit && !t.stopped(); {
+				o := t.nextRun(keys, limit-i)
+				for j := range o.N {
+					t.putKey(j, t.rand.Uint64n(num))
+				}
+				err := engine.SeekNextsOps(db, o, nexts)
+				t.reads += int64(o.Done)
+				t.found += int64(o.Found)
+				t.bytes += o.Bytes
+				t.doneOps(opSeek, o)
 				if err != nil {
 					return err
 				}
-				t.reads++
-				if found {
-					t.found++
-				}
-				t.bytes += int64(n)
-				t.done(opSeek)
+				i += int64(o.N)
 			}
 			return nil
 		}
@@ -197,15 +198,21 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 		p.work = func(t *thread) error {
 			w := engine.NewWriter(db) // db_bench's DoDelete: a batch of one per delete
 			defer w.Close()
-			for i := int64(0); i < limit && !t.stopped(); i++ {
-				v := uint64(i)
-				if !seq {
-					v = t.rand.Uint64n(num)
+			for i := int64(0); i < limit && !t.stopped(); {
+				o := t.nextRun(keys, limit-i)
+				for j := range o.N {
+					v := uint64(i + int64(j))
+					if !seq {
+						v = t.rand.Uint64n(num)
+					}
+					t.putKey(j, v)
 				}
-				if err := w.Delete(keys.Put(t.key, v)); err != nil {
+				err := engine.DeleteOps(w, o)
+				t.doneOps(opDelete, o)
+				if err != nil {
 					return err
 				}
-				t.done(opDelete)
+				i += int64(o.N)
 			}
 			return nil
 		}
@@ -239,13 +246,25 @@ func dbBenchPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, see
 	return p, nil
 }
 
+// readRandomWork is readrandom's (and readwhilewriting's readers') loop: uniformly random keys
+// of [0, num), looked up in runs (engine.Ops), counted as db_bench does: every lookup is a read,
+// found keys add key+value bytes.
 func readRandomWork(db engine.DB, keys keygen.Keys, num uint64, limit int64) func(t *thread) error {
 	return func(t *thread) error {
-		for i := int64(0); i < limit && !t.stopped(); i++ {
-			if err := t.get(db, keys, t.rand.Uint64n(num)); err != nil {
+		for i := int64(0); i < limit && !t.stopped(); {
+			o := t.nextRun(keys, limit-i)
+			for j := range o.N {
+				t.putKey(j, t.rand.Uint64n(num))
+			}
+			err := engine.GetOps(db, o)
+			t.reads += int64(o.Done)
+			t.found += int64(o.Found)
+			t.bytes += o.Bytes
+			t.doneOps(opRead, o)
+			if err != nil {
 				return err
 			}
-			t.done(opRead)
+			i += int64(o.N)
 		}
 		return nil
 	}

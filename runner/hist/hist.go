@@ -3,6 +3,8 @@
 package hist
 
 import (
+	"math/bits"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -16,11 +18,30 @@ const (
 	sigFigs = 3
 )
 
+// The bucket layout of an hdrhistogram-go histogram of [lowest, highest] at sigFigs (its
+// countsIndexFor with unitMagnitude 0, as lowest is 1): 2048 sub-buckets, the upper half of
+// each power-of-two bucket beyond the first. Record computes the index inline, Go's hdrhistogram
+// does it through two non-inlined calls; TestLayoutMatchesHdrHistogram checks every bucket edge.
+const (
+	subBucketHalfCountMagnitude = 10
+	subBucketHalfCount          = 1 << subBucketHalfCountMagnitude
+	subBucketMask               = 2*subBucketHalfCount - 1
+)
+
+var countsLen = len(hdrhistogram.New(lowest, highest, sigFigs).Export().Counts)
+
 // Histogram is one thread's latency histogram. It is not safe for concurrent use.
-type Histogram struct{ h *hdrhistogram.Histogram }
+//
+// The counts are kept in hdrhistogram-go's layout and handed to an hdrhistogram.Histogram (which
+// shares them, no copy) when percentiles are read, so the statistics are exactly that library's.
+type Histogram struct {
+	counts []int64
+	total  int64
+	view   *hdrhistogram.Histogram // nil when counts changed since it was made
+}
 
 // New returns an empty histogram.
-func New() *Histogram { return &Histogram{h: hdrhistogram.New(lowest, highest, sigFigs)} }
+func New() *Histogram { return &Histogram{counts: make([]int64, countsLen)} }
 
 // Record adds one latency in nanoseconds; values beyond the range are clamped, not dropped, so
 // that the count stays equal to the operation count.
@@ -30,21 +51,38 @@ func (h *Histogram) Record(nanos int64) {
 	} else if nanos > highest {
 		nanos = highest
 	}
-	_ = h.h.RecordValue(nanos)
+	h.counts[index(nanos)]++
+	h.total++
+	h.view = nil
+}
+
+// index is hdrhistogram-go's countsIndexFor for this layout.
+func index(v int64) int {
+	b := 64 - bits.LeadingZeros64(uint64(v)|subBucketMask) - (subBucketHalfCountMagnitude + 1)
+	return (b+1)<<subBucketHalfCountMagnitude + int(v>>uint(b)) - subBucketHalfCount
 }
 
 // Count is the number of recorded values.
-func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+func (h *Histogram) Count() int64 { return h.total }
 
 // Merge adds other's values into h.
 func (h *Histogram) Merge(other *Histogram) {
-	if other != nil {
-		h.h.Merge(other.h)
+	if other == nil || other.total == 0 {
+		return
 	}
+	for i, c := range other.counts {
+		h.counts[i] += c
+	}
+	h.total += other.total
+	h.view = nil
 }
 
 // Reset empties the histogram for reuse.
-func (h *Histogram) Reset() { h.h.Reset() }
+func (h *Histogram) Reset() {
+	clear(h.counts)
+	h.total = 0
+	h.view = nil
+}
 
 // Merged returns a new histogram holding all of hs.
 func Merged(hs ...*Histogram) *Histogram {
@@ -55,28 +93,38 @@ func Merged(hs ...*Histogram) *Histogram {
 	return m
 }
 
+// hdr returns an hdrhistogram view of the counts.
+func (h *Histogram) hdr() *hdrhistogram.Histogram {
+	if h.view == nil {
+		h.view = hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: lowest,
+			HighestTrackableValue: highest, SignificantFigures: sigFigs, Counts: h.counts})
+	}
+	return h.view
+}
+
 // Quantile returns the value at q percent, in nanoseconds.
-func (h *Histogram) Quantile(q float64) int64 { return h.h.ValueAtQuantile(q) }
+func (h *Histogram) Quantile(q float64) int64 { return h.hdr().ValueAtQuantile(q) }
 
 // Percentiles summarises the histogram in microseconds; nil when it is empty.
 func (h *Histogram) Percentiles() *api.Percentiles {
-	if h.h.TotalCount() == 0 {
+	if h.total == 0 {
 		return nil
 	}
+	v := h.hdr()
 	us := func(ns int64) float64 { return float64(ns) / 1e3 }
 	return &api.Percentiles{
-		Mean:  h.h.Mean() / 1e3,
-		P50:   us(h.h.ValueAtQuantile(50)),
-		P75:   us(h.h.ValueAtQuantile(75)),
-		P99:   us(h.h.ValueAtQuantile(99)),
-		P999:  us(h.h.ValueAtQuantile(99.9)),
-		P9999: us(h.h.ValueAtQuantile(99.99)),
-		Max:   us(h.h.Max()),
+		Mean:  v.Mean() / 1e3,
+		P50:   us(v.ValueAtQuantile(50)),
+		P75:   us(v.ValueAtQuantile(75)),
+		P99:   us(v.ValueAtQuantile(99)),
+		P999:  us(v.ValueAtQuantile(99.9)),
+		P9999: us(v.ValueAtQuantile(99.99)),
+		Max:   us(v.Max()),
 	}
 }
 
 // StdDevMicros is the standard deviation in microseconds.
-func (h *Histogram) StdDevMicros() float64 { return h.h.StdDev() / 1e3 }
+func (h *Histogram) StdDevMicros() float64 { return h.hdr().StdDev() / 1e3 }
 
 // MinMicros is the smallest value in microseconds.
-func (h *Histogram) MinMicros() float64 { return float64(h.h.Min()) / 1e3 }
+func (h *Histogram) MinMicros() float64 { return float64(h.hdr().Min()) / 1e3 }

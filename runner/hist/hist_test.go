@@ -3,6 +3,8 @@ package hist
 import (
 	"testing"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/kvbench/kvbench-operator/runner/keygen"
 )
 
@@ -47,5 +49,68 @@ func TestRecordClampsInsteadOfDropping(t *testing.T) {
 	h.Record(highest * 10)
 	if h.Count() != 3 {
 		t.Fatalf("count %d, want 3", h.Count())
+	}
+}
+
+// Record's inline bucket index is hdrhistogram-go's: the same values land in the same counts,
+// and the statistics read back are the library's own.
+func TestLayoutMatchesHdrHistogram(t *testing.T) {
+	ref := hdrhistogram.New(lowest, highest, sigFigs)
+	h := New()
+	record := func(v int64) {
+		h.Record(v)
+		if err := ref.RecordValue(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := int64(1); v <= 5000; v++ {
+		record(v)
+	}
+	for s := 1; s < 42; s++ { // every power-of-two bucket edge up to the highest value
+		for _, v := range []int64{1<<s - 1, 1 << s, 1<<s + 1} {
+			if v <= highest {
+				record(v)
+			}
+		}
+	}
+	record(highest)
+	r := keygen.NewRand(2)
+	for range 100000 {
+		record(1 + int64(r.Uint64n(uint64(1)<<(1+r.Uint64n(40)))))
+	}
+	got, want := h.hdr().Export().Counts, ref.Export().Counts
+	if len(got) != len(want) {
+		t.Fatalf("%d counts, hdrhistogram has %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("count %d: %d, hdrhistogram %d", i, got[i], want[i])
+		}
+	}
+	if h.Count() != ref.TotalCount() || h.Percentiles().Mean != ref.Mean()/1e3 || h.Quantile(99.9) != ref.ValueAtQuantile(99.9) ||
+		h.StdDevMicros() != ref.StdDev()/1e3 || h.MinMicros() != float64(ref.Min())/1e3 {
+		t.Errorf("statistics differ from hdrhistogram's")
+	}
+	// Reading does not freeze the histogram: later records and merges are seen.
+	h.Record(7)
+	h.Merge(Merged(h))
+	if h.Count() != 2*(ref.TotalCount()+1) || h.Quantile(100) != ref.Max() {
+		t.Errorf("after more records: count %d, max %d", h.Count(), h.Quantile(100))
+	}
+	h.Reset()
+	if h.Count() != 0 || h.Percentiles() != nil {
+		t.Errorf("Reset left %d values", h.Count())
+	}
+}
+
+func BenchmarkRecord(b *testing.B) {
+	h := New()
+	r := keygen.NewRand(3)
+	vs := make([]int64, 1024)
+	for i := range vs {
+		vs[i] = 1000 + int64(r.Uint64n(20000))
+	}
+	for i := 0; b.Loop(); i++ {
+		h.Record(vs[i&1023])
 	}
 }

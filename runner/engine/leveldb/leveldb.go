@@ -11,6 +11,15 @@ package leveldb
 #cgo nocallback kvb_write_one
 #cgo noescape kvb_seek_nexts
 #cgo nocallback kvb_seek_nexts
+#cgo noescape kvb_get_n
+#cgo nocallback kvb_get_n
+#cgo noescape kvb_seek_nexts_n
+#cgo nocallback kvb_seek_nexts_n
+#cgo noescape kvb_write_n
+#cgo nocallback kvb_write_n
+#cgo noescape kvb_step_n
+#cgo nocallback kvb_step_n
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <leveldb/c.h>
@@ -72,6 +81,104 @@ static char* kvb_seek_nexts(leveldb_t* db, const leveldb_readoptions_t* ro, cons
 	leveldb_iter_destroy(it);
 	return err;
 }
+
+// Runs of the operations above in one crossing (engine.Ops), each timed when it ends
+// (runclock.h); lat[i] is from the end of operation i-1.
+#include "runclock.h"
+
+static void kvb_clock_use_tsc(int on) { kvb_tsc = on; }
+
+static char* kvb_get_n(leveldb_t* db, const leveldb_readoptions_t* ro, const char* keys, size_t klen,
+                       int n, int64_t* lat, int* done, int* found, int64_t* bytes) {
+	char* err = NULL;
+	int i = 0, f = 0;
+	int64_t b = 0;
+	kvb_run_clock clock;
+	kvb_clock_start(&clock);
+	for (; i < n; i++) {
+		size_t vlen;
+		int ok;
+		err = kvb_get(db, ro, keys + i * klen, klen, &vlen, &ok);
+		if (err != NULL) break;
+		if (ok) {
+			f++;
+			b += klen + vlen;
+		}
+		lat[i] = kvb_clock_lap(&clock);
+	}
+	kvb_clock_finish(&clock, lat, i);
+	*done = i;
+	*found = f;
+	*bytes = b;
+	return err;
+}
+
+// kvb_step_n: up to n db_bench ReadSequential (ReadReverse) steps: while the iterator is valid,
+// add its key and value sizes to *bytes, then Next (Prev).
+static char* kvb_step_n(leveldb_iterator_t* it, int reverse, int n, int64_t* lat, int* done, int64_t* bytes) {
+	char* err = NULL;
+	int i = 0;
+	int64_t b = 0;
+	kvb_run_clock clock;
+	kvb_clock_start(&clock);
+	for (; i < n && leveldb_iter_valid(it); i++) {
+		size_t klen, vlen;
+		leveldb_iter_key(it, &klen);
+		leveldb_iter_value(it, &vlen);
+		b += klen + vlen;
+		if (reverse) {
+			leveldb_iter_prev(it);
+		} else {
+			leveldb_iter_next(it);
+		}
+		lat[i] = kvb_clock_lap(&clock);
+	}
+	kvb_clock_finish(&clock, lat, i);
+	*done = i;
+	*bytes = b;
+	leveldb_iter_get_error(it, &err);
+	return err;
+}
+
+static char* kvb_seek_nexts_n(leveldb_t* db, const leveldb_readoptions_t* ro, const char* keys, size_t klen,
+                              int n, int nexts, int64_t* lat, int* done, int* found, int64_t* bytes) {
+	char* err = NULL;
+	int i = 0, f = 0;
+	size_t b = 0;
+	kvb_run_clock clock;
+	kvb_clock_start(&clock);
+	for (; i < n; i++) {
+		int ok;
+		err = kvb_seek_nexts(db, ro, keys + i * klen, klen, nexts, &b, &ok);
+		if (err != NULL) break;
+		f += ok;
+		lat[i] = kvb_clock_lap(&clock);
+	}
+	kvb_clock_finish(&clock, lat, i);
+	*done = i;
+	*found = f;
+	*bytes = (int64_t)b;
+	return err;
+}
+
+// Value i is vbase+voff[i], vlen[i] bytes; del makes every operation a delete.
+static char* kvb_write_n(leveldb_t* db, const leveldb_writeoptions_t* wo, leveldb_writebatch_t* wb,
+                         const char* keys, size_t klen, int n, const char* vbase, const int64_t* voff,
+                         const int64_t* vlen, int del, int64_t* lat, int* done) {
+	char* err = NULL;
+	int i = 0;
+	kvb_run_clock clock;
+	kvb_clock_start(&clock);
+	for (; i < n; i++) {
+		err = kvb_write_one(db, wo, wb, keys + i * klen, klen, del ? NULL : vbase + voff[i],
+		                    del ? 0 : (size_t)vlen[i]);
+		if (err != NULL) break;
+		lat[i] = kvb_clock_lap(&clock);
+	}
+	kvb_clock_finish(&clock, lat, i);
+	*done = i;
+	return err;
+}
 */
 import "C"
 
@@ -88,7 +195,12 @@ import (
 	"github.com/kvbench/kvbench-operator/runner/engine"
 )
 
-func init() { engine.Register(api.EngineLevelDB, Open) }
+func init() {
+	engine.Register(api.EngineLevelDB, Open)
+	if engine.TSCClock {
+		C.kvb_clock_use_tsc(1)
+	}
+}
 
 // DB is an open LevelDB database.
 type DB struct {
@@ -168,6 +280,9 @@ func Open(cfg engine.Config) (engine.DB, error) {
 // so we reinterpret the pointer after checking the layout at init.
 var fastPathOK = firstFieldPtr(levigo.DB{}) && firstFieldPtr(levigo.ReadOptions{}) && firstFieldPtr(levigo.Options{}) &&
 	firstFieldPtr(levigo.WriteOptions{}) && firstFieldPtr(levigo.WriteBatch{})
+
+// iteratorLayoutOK: the same check for levigo.Iterator, whose C handle StepOps uses.
+var iteratorLayoutOK = firstFieldPtr(levigo.Iterator{})
 
 func firstFieldPtr(v any) bool {
 	t := reflect.TypeOf(v)
@@ -258,6 +373,57 @@ func (w *writer) write(key []byte, v *C.char, vlen int) error {
 
 func (w *writer) Close() { w.b.Close() }
 
+// PutOps implements engine.OpsWriter: a run of single-entry batch writes in one crossing.
+func (w *writer) PutOps(o *engine.Ops) error {
+	if w.d.rawDB == nil {
+		return engine.PutOps(struct{ engine.Writer }{w}, o)
+	}
+	base, off, n := o.ValueOffsets()
+	return w.writeOps(o, (*C.char)(base), (*C.int64_t)(unsafe.Pointer(off)), (*C.int64_t)(unsafe.Pointer(n)), 0)
+}
+
+// DeleteOps implements engine.OpsWriter.
+func (w *writer) DeleteOps(o *engine.Ops) error {
+	if w.d.rawDB == nil {
+		return engine.DeleteOps(struct{ engine.Writer }{w}, o)
+	}
+	return w.writeOps(o, (*C.char)(unsafe.Pointer(&zero)), nil, nil, 1)
+}
+
+func (w *writer) writeOps(o *engine.Ops, base *C.char, off, n *C.int64_t, del C.int) error {
+	var done C.int
+	err := C.kvb_write_n(w.d.rawDB, w.d.rawWO, (*C.leveldb_writebatch_t)(rawPtr(w.b)), cbytes(o.Keys),
+		C.size_t(o.KeyLen), C.int(o.N), base, off, n, del, (*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done)
+	o.Done = int(done)
+	return cerror(err)
+}
+
+// GetOps implements engine.OpsReader: a run of Gets in one crossing.
+func (d *DB) GetOps(o *engine.Ops) error {
+	if d.rawDB == nil {
+		return engine.GetEach(d, o)
+	}
+	var done, found C.int
+	var bytes C.int64_t
+	err := C.kvb_get_n(d.rawDB, d.rawRO, cbytes(o.Keys), C.size_t(o.KeyLen), C.int(o.N),
+		(*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done, &found, &bytes)
+	o.Done, o.Found, o.Bytes = int(done), int(found), int64(bytes)
+	return cerror(err)
+}
+
+// SeekNextsOps implements engine.OpsReader: a run of seekrandom operations in one crossing.
+func (d *DB) SeekNextsOps(o *engine.Ops, nexts int) error {
+	if d.rawDB == nil {
+		return engine.SeekNextsEach(d, o, nexts)
+	}
+	var done, found C.int
+	var bytes C.int64_t
+	err := C.kvb_seek_nexts_n(d.rawDB, d.rawRO, cbytes(o.Keys), C.size_t(o.KeyLen), C.int(o.N), C.int(nexts),
+		(*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done, &found, &bytes)
+	o.Done, o.Found, o.Bytes = int(done), int(found), int64(bytes)
+	return cerror(err)
+}
+
 var zero byte
 
 func (d *DB) Put(key, value []byte) error {
@@ -313,16 +479,38 @@ func (b *batch) Commit() error {
 	return err
 }
 
-type iterator struct{ it *levigo.Iterator }
+type iterator struct {
+	it  *levigo.Iterator
+	raw bool // StepOps may use its C handle
+}
 
-func (d *DB) NewIterator() engine.Iterator { return &iterator{it: d.db.NewIterator(d.ro)} }
-func (i *iterator) SeekToFirst()           { i.it.SeekToFirst() }
-func (i *iterator) SeekToLast()            { i.it.SeekToLast() }
-func (i *iterator) Seek(key []byte)        { i.it.Seek(key) }
-func (i *iterator) Valid() bool            { return i.it.Valid() }
-func (i *iterator) Next()                  { i.it.Next() }
-func (i *iterator) Prev()                  { i.it.Prev() }
-func (i *iterator) Key() []byte            { return i.it.Key() }
-func (i *iterator) ValueSize() int         { return len(i.it.Value()) }
-func (i *iterator) Err() error             { return i.it.GetError() }
-func (i *iterator) Close()                 { i.it.Close() }
+func (d *DB) NewIterator() engine.Iterator {
+	return &iterator{it: d.db.NewIterator(d.ro), raw: d.rawDB != nil && iteratorLayoutOK}
+}
+
+// StepOps implements engine.OpsStepper: a run of readseq steps in one crossing.
+func (i *iterator) StepOps(o *engine.Ops, reverse bool) error {
+	if !i.raw {
+		return engine.StepEach(i, o, reverse)
+	}
+	var done C.int
+	var bytes C.int64_t
+	rev := C.int(0)
+	if reverse {
+		rev = 1
+	}
+	err := C.kvb_step_n((*C.leveldb_iterator_t)(rawPtr(i.it)), rev, C.int(o.N),
+		(*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done, &bytes)
+	o.Done, o.Found, o.Bytes = int(done), 0, int64(bytes)
+	return cerror(err)
+}
+func (i *iterator) SeekToFirst()    { i.it.SeekToFirst() }
+func (i *iterator) SeekToLast()     { i.it.SeekToLast() }
+func (i *iterator) Seek(key []byte) { i.it.Seek(key) }
+func (i *iterator) Valid() bool     { return i.it.Valid() }
+func (i *iterator) Next()           { i.it.Next() }
+func (i *iterator) Prev()           { i.it.Prev() }
+func (i *iterator) Key() []byte     { return i.it.Key() }
+func (i *iterator) ValueSize() int  { return len(i.it.Value()) }
+func (i *iterator) Err() error      { return i.it.GetError() }
+func (i *iterator) Close()          { i.it.Close() }

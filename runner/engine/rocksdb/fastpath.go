@@ -10,6 +10,15 @@ package rocksdb
 #cgo nocallback kvb_write_one
 #cgo noescape kvb_seek_nexts
 #cgo nocallback kvb_seek_nexts
+#cgo noescape kvb_get_n
+#cgo nocallback kvb_get_n
+#cgo noescape kvb_seek_nexts_n
+#cgo nocallback kvb_seek_nexts_n
+#cgo noescape kvb_write_n
+#cgo nocallback kvb_write_n
+#cgo noescape kvb_step_n
+#cgo nocallback kvb_step_n
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rocksdb/c.h>
@@ -39,6 +48,17 @@ static void kvb_perf_disable(void) { kvb_thread_init(); }
 // exists.
 char* kvb_get(rocksdb_t* db, const rocksdb_readoptions_t* ro, const char* k, size_t klen,
               size_t* vlen, int* found);
+
+// Runs of operations, one crossing each (engine.Ops); defined in ops.cc.
+void kvb_clock_use_tsc(int on);
+char* kvb_get_n(rocksdb_t* db, const rocksdb_readoptions_t* ro, const char* keys, size_t klen,
+                int n, int64_t* lat, int* done, int* found, int64_t* bytes);
+char* kvb_seek_nexts_n(rocksdb_t* db, const rocksdb_readoptions_t* ro, const char* keys, size_t klen,
+                       int n, int nexts, int64_t* lat, int* done, int* found, int64_t* bytes);
+char* kvb_write_n(rocksdb_t* db, const rocksdb_writeoptions_t* wo, rocksdb_writebatch_t* wb,
+                  const char* keys, size_t klen, int n, const char* vbase, const int64_t* voff,
+                  const int64_t* vlen, int del, int64_t* lat, int* done);
+char* kvb_step_n(rocksdb_iterator_t* it, int reverse, int n, int64_t* lat, int* done, int64_t* bytes);
 
 // DB::Put (db_bench's readwhilewriting writer, readrandomwriterandom, updaterandom).
 static char* kvb_put(rocksdb_t* db, const rocksdb_writeoptions_t* wo, const char* k, size_t klen,
@@ -101,16 +121,24 @@ import (
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
+
+	"github.com/kvbench/kvbench-operator/runner/engine"
 )
 
 // grocksdb v1.7.15 keeps each handle's C pointer in an unexported first field named c and offers
 // no accessor. The hot paths need the raw pointers to cut cgo crossings, so we read that field,
 // after checking at init that the layout is the one we expect; otherwise we use grocksdb's calls.
 var fastPathOK = firstFieldIsC(grocksdb.DB{}) && firstFieldIsC(grocksdb.ReadOptions{}) &&
-	firstFieldIsC(grocksdb.WriteOptions{}) && firstFieldIsC(grocksdb.WriteBatch{})
+	firstFieldIsC(grocksdb.WriteOptions{}) && firstFieldIsC(grocksdb.WriteBatch{}) && firstFieldIsC(grocksdb.Iterator{})
 
 // optionsLayoutOK: the same check for the option handles dbbench_defaults.cc writes through.
 var optionsLayoutOK = firstFieldIsC(grocksdb.Options{}) && firstFieldIsC(grocksdb.BlockBasedTableOptions{})
+
+func init() {
+	if engine.TSCClock {
+		C.kvb_clock_use_tsc(1)
+	}
+}
 
 func firstFieldIsC(v any) bool {
 	t := reflect.TypeOf(v)
@@ -179,4 +207,57 @@ func (r *raw) seekNexts(key []byte, nexts int) (bool, int, error) {
 	var found C.int
 	err := cerror(C.kvb_seek_nexts(r.db, r.ro, cbytes(key), C.size_t(len(key)), C.int(nexts), &n, &found))
 	return found != 0, int(n), err
+}
+
+// getOps runs o as Gets in one crossing.
+// StepOps implements engine.OpsStepper: a run of readseq steps in one crossing.
+func (i *iterator) StepOps(o *engine.Ops, reverse bool) error {
+	if !i.raw {
+		return engine.StepEach(i, o, reverse)
+	}
+	it := (*C.rocksdb_iterator_t)(rawPtr(i.it))
+	var done C.int
+	var bytes C.int64_t
+	rev := C.int(0)
+	if reverse {
+		rev = 1
+	}
+	err := C.kvb_step_n(it, rev, C.int(o.N), (*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done, &bytes)
+	o.Done, o.Found, o.Bytes = int(done), 0, int64(bytes)
+	return cerror(err)
+}
+
+func (r *raw) getOps(o *engine.Ops) error {
+	var done, found C.int
+	var bytes C.int64_t
+	err := C.kvb_get_n(r.db, r.ro, cbytes(o.Keys), C.size_t(o.KeyLen), C.int(o.N),
+		(*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done, &found, &bytes)
+	o.Done, o.Found, o.Bytes = int(done), int(found), int64(bytes)
+	return cerror(err)
+}
+
+// seekNextsOps runs o as seekrandom operations in one crossing.
+func (r *raw) seekNextsOps(o *engine.Ops, nexts int) error {
+	var done, found C.int
+	var bytes C.int64_t
+	err := C.kvb_seek_nexts_n(r.db, r.ro, cbytes(o.Keys), C.size_t(o.KeyLen), C.int(o.N), C.int(nexts),
+		(*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done, &found, &bytes)
+	o.Done, o.Found, o.Bytes = int(done), int(found), int64(bytes)
+	return cerror(err)
+}
+
+// writeOps runs o as single-entry batch puts (deletes if del) in one crossing.
+func (r *raw) writeOps(b *C.rocksdb_writebatch_t, o *engine.Ops, del bool) error {
+	var done C.int
+	var off, n *C.int64_t // unread for deletes
+	d := C.int(1)
+	base := unsafe.Pointer(&zero)
+	if !del {
+		vb, vo, vl := o.ValueOffsets()
+		base, off, n, d = vb, (*C.int64_t)(unsafe.Pointer(vo)), (*C.int64_t)(unsafe.Pointer(vl)), 0
+	}
+	err := C.kvb_write_n(r.db, r.wo, b, cbytes(o.Keys), C.size_t(o.KeyLen), C.int(o.N), (*C.char)(base),
+		off, n, d, (*C.int64_t)(unsafe.Pointer(&o.Lat[0])), &done)
+	o.Done = int(done)
+	return cerror(err)
 }

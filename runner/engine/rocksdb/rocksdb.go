@@ -243,6 +243,10 @@ func (w *writer) Put(key, value []byte) error {
 func (w *writer) Delete(key []byte) error { return w.r.writeOne(w.c, key, nil) }
 func (w *writer) Close()                  { w.b.Destroy() }
 
+// PutOps and DeleteOps implement engine.OpsWriter: a run of DoWrite/DoDelete steps in one crossing.
+func (w *writer) PutOps(o *engine.Ops) error    { return w.r.writeOps(w.c, o, false) }
+func (w *writer) DeleteOps(o *engine.Ops) error { return w.r.writeOps(w.c, o, true) }
+
 // batchWriter is the Writer when the fast path is unavailable.
 type batchWriter struct{ b engine.Batch }
 
@@ -261,12 +265,32 @@ func (d *DB) SeekNexts(key []byte, nexts int) (bool, int, error) {
 	return found, n, it.Err()
 }
 
-type iterator struct{ it *grocksdb.Iterator }
+// GetOps implements engine.OpsReader: a run of Gets in one crossing.
+func (d *DB) GetOps(o *engine.Ops) error {
+	if d.r == nil {
+		return engine.GetEach(d, o)
+	}
+	return d.r.getOps(o)
+}
+
+// SeekNextsOps implements engine.OpsReader: a run of seekrandom operations in one crossing.
+func (d *DB) SeekNextsOps(o *engine.Ops, nexts int) error {
+	if d.r == nil {
+		return engine.SeekNextsEach(d, o, nexts)
+	}
+	return d.r.seekNextsOps(o, nexts)
+}
+
+type iterator struct {
+	it  *grocksdb.Iterator
+	raw bool // the fast path may use its C handle
+}
 
 func (d *DB) NewIterator() engine.Iterator {
 	perfDisable()
-	return &iterator{it: d.db.NewIterator(d.ro)}
+	return &iterator{it: d.db.NewIterator(d.ro), raw: d.r != nil}
 }
+
 func (i *iterator) SeekToFirst()    { i.it.SeekToFirst() }
 func (i *iterator) SeekToLast()     { i.it.SeekToLast() }
 func (i *iterator) Seek(key []byte) { i.it.Seek(key) }
