@@ -97,7 +97,12 @@ func plotPhases(bs []*Benchmark, opt PlotOptions) []benchPhase {
 	return out
 }
 
+// titleOf names the benchmarks of a plot for its title: beyond two, the first and a count, so that
+// the title fits over the plot (five seed 001 names were clipped; the legend names every line).
 func titleOf(bs []*Benchmark) string {
+	if len(bs) > 2 {
+		return fmt.Sprintf("%s and %d more", bs[0].Name, len(bs)-1)
+	}
 	var names []string
 	for _, b := range bs {
 		names = append(names, b.Name)

@@ -197,3 +197,18 @@ func TestRoundTicks(t *testing.T) {
 		}
 	}
 }
+
+func TestPlotTitleFitsManyBenchmarks(t *testing.T) {
+	var bs []*Benchmark
+	for _, n := range []string{"seed-001-dbbench", "seed-001-fillrandom", "seed-001-fillseq"} {
+		b := fixture(t)
+		b.Name = n
+		bs = append(bs, b)
+	}
+	if got := titleOf(bs[:2]); got != "seed-001-dbbench, seed-001-fillrandom" {
+		t.Errorf("two benchmarks: %q", got)
+	}
+	if got := titleOf(bs); got != "seed-001-dbbench and 2 more" {
+		t.Errorf("three benchmarks: %q", got)
+	}
+}
