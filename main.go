@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -105,6 +106,10 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	collector := metrics.NewCollector()
 	if err := collector.Register(ctrlmetrics.Registry); err != nil {
 		return fmt.Errorf("register metrics: %w", err)
@@ -115,6 +120,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Clock:    clock.RealClock{},
 		Metrics:  collector,
 		Config:   o.config,
+		Logs:     controllers.ClientsetLogs(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}

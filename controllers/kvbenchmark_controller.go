@@ -5,7 +5,9 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
@@ -41,6 +45,16 @@ const (
 	EventRunWaiting   = "RunWaiting"
 	EventJobDeleted   = "JobDeleted"
 	EventPhase        = "BenchmarkPhaseChanged"
+	EventNotArchived  = "ResultNotArchived"
+)
+
+// Archiving the full result from the runner's log: retried this often while the log cannot be
+// read, given up this long after the run ended (cleanup waits for the outcome), and lines longer
+// than maxResultLine are not read (the operator's memory bound).
+const (
+	archiveRetry  = 15 * time.Second
+	archiveGiveUp = 5 * time.Minute
+	maxResultLine = 32 << 20
 )
 
 // defaultSlotRetry is how often a benchmark held back by the concurrency limit looks again, as a
@@ -66,6 +80,8 @@ type KVBenchmarkReconciler struct {
 	Clock    clock.PassiveClock
 	Metrics  *metrics.Collector
 	Config   Config
+	// Logs opens a runner's log to archive its full result; nil turns archiving off.
+	Logs LogOpener
 
 	// created remembers Jobs this process created until the cache shows them, so the concurrency
 	// limit also counts Jobs the informer has not delivered yet.
@@ -77,6 +93,8 @@ type KVBenchmarkReconciler struct {
 // +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
@@ -130,8 +148,7 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	for i, run := range runs {
 		job := jobByName[run.JobName]
 		prev := prevRuns[run.Name]
-		terminal := prev != nil && (prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed)
-		if job != nil && !metav1.IsControlledBy(job, &b) && !terminal {
+		if job != nil && !metav1.IsControlledBy(job, &b) && (prev == nil || !terminal(prev)) {
 			// A Job of a deleted namesake still being garbage collected: wait for it to go.
 			st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending,
 				Reason: "JobNameTaken", Message: fmt.Sprintf("Job %s exists and belongs to another object", run.JobName)}
@@ -187,27 +204,51 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 	}
 
-	// Clean up Jobs of runs whose terminal status is already persisted (never before: the results
-	// must be in status before the pod that carries them goes).
-	for _, run := range runs {
+	// Archive the full results of runs whose terminal status is persisted and whose pod ended.
+	for i, run := range runs {
 		prev, job := prevRuns[run.Name], jobByName[run.JobName]
-		if prev == nil || job == nil || !job.DeletionTimestamp.IsZero() || !metav1.IsControlledBy(job, &b) ||
-			(prev.Phase != kvv1.RunSucceeded && prev.Phase != kvv1.RunFailed) {
+		if r.Logs == nil || prev == nil || !terminal(prev) || prev.FullResult != nil || job == nil || !metav1.IsControlledBy(job, &b) {
+			continue
+		}
+		pod := newestPod(podsOf(pods.Items, job))
+		if podActive(pod) {
+			continue
+		}
+		archived, err := r.archive(ctx, &b, run, pod)
+		switch {
+		case err == nil:
+			statuses[i].FullResult = archived
+		case now.Sub(finishedAt(prev, now)) < archiveGiveUp:
+			log.Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
+			want(archiveRetry)
+		default:
+			statuses[i].FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
+		}
+		if fr := statuses[i].FullResult; fr != nil && fr.Error != "" {
+			r.Recorder.Eventf(&b, corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
+		}
+	}
+
+	// Clean up Jobs of runs whose terminal status is already persisted (never before: the results
+	// must be in status, and the full result archived, before the pod that carries them goes).
+	for i, run := range runs {
+		prev, job := prevRuns[run.Name], jobByName[run.JobName]
+		if prev == nil || job == nil || !job.DeletionTimestamp.IsZero() || !metav1.IsControlledBy(job, &b) || !terminal(prev) {
 			continue
 		}
 		// A run that failed while its pod was still pending or running (image pull, unschedulable)
 		// is stopped now; a pod that already ended is kept for its logs until the TTL.
-		del := !jobFinished(job) && podActive(newestPod(podsOf(pods.Items, job)))
+		pod := newestPod(podsOf(pods.Items, job))
+		del := !jobFinished(job) && podActive(pod)
+		if !del && r.Logs != nil && !podActive(pod) && statuses[i].FullResult == nil {
+			continue // the archive is retried (and given up in archiveGiveUp at most)
+		}
 		if !del && b.Spec.Cleanup.Policy != kvv1.CleanupKeep {
 			ttl := time.Duration(600) * time.Second
 			if b.Spec.Cleanup.TTLSecondsAfterFinished != nil {
 				ttl = time.Duration(*b.Spec.Cleanup.TTLSecondsAfterFinished) * time.Second
 			}
-			finished := now
-			if prev.CompletionTime != nil {
-				finished = prev.CompletionTime.Time
-			}
-			if left := finished.Add(ttl).Sub(now); left > 0 {
+			if left := finishedAt(prev, now).Add(ttl).Sub(now); left > 0 {
 				want(left)
 			} else {
 				del = true
@@ -237,6 +278,56 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	r.Metrics.Set(&b)
 	log.V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", requeue)
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// archive copies the full result from the runner's log into a ConfigMap owned by the benchmark.
+// It returns an error only when trying again may help (the log could not be read); a log without
+// a result, or one too big to keep, is an archive with an Error.
+func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark, run plan.Run, pod *corev1.Pod) (*kvv1.ResultArchive, error) {
+	rc, err := r.Logs(ctx, pod.Namespace, pod.Name, render.ContainerName)
+	if err != nil {
+		return nil, fmt.Errorf("reading the log of pod %s: %w", pod.Name, err)
+	}
+	res, err := archive.FromLog(rc, maxResultLine)
+	rc.Close()
+	switch {
+	case errors.Is(err, archive.ErrLineTooLong):
+		return &kvv1.ResultArchive{Error: err.Error() + "; kubectl kvbench save reads it from the pod log before cleanup"}, nil
+	case err != nil:
+		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
+	case res == nil:
+		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
+	}
+	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
+	if err != nil {
+		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
+	}
+	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create ConfigMap %s: %w", cm.Name, err)
+	}
+	return &kvv1.ResultArchive{ConfigMap: cm.Name, Dropped: dropped}, nil
+}
+
+// LogOpener opens a container's log.
+type LogOpener func(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error)
+
+// ClientsetLogs opens logs through the API server (the pods/log subresource).
+func ClientsetLogs(cs kubernetes.Interface) LogOpener {
+	return func(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error) {
+		return cs.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container}).Stream(ctx)
+	}
+}
+
+func terminal(st *kvv1.RunStatus) bool {
+	return st.Phase == kvv1.RunSucceeded || st.Phase == kvv1.RunFailed
+}
+
+// finishedAt is when a terminal run ended (now when it has no completion time).
+func finishedAt(st *kvv1.RunStatus, now time.Time) time.Time {
+	if st.CompletionTime != nil {
+		return st.CompletionTime.Time
+	}
+	return now
 }
 
 // freeSlots is how many more runner Jobs may start; -1 means unlimited.

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -10,12 +11,14 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
@@ -149,12 +152,16 @@ var _ = Describe("KVBenchmark controller", func() {
 		Expect(run.StartTime.Time).To(BeTemporally("==", t0.Add(time.Second)))
 		Expect(meta.IsStatusConditionTrue(got.Status.Conditions, kvv1.ConditionRunning)).To(BeTrue())
 
-		// Both finish with results in their termination messages.
+		// Both finish with results in their termination messages; rocksdb's log has its full result,
+		// pebble's none.
+		rocksFull := fullResult(kvv1.EngineRocksDB, 3)
+		op.logs.set(rp, runnerLog(rocksFull))
 		setPodStatus(rp, terminatedStatus(corev1.PodSucceeded, t0.Add(time.Second), t0.Add(time.Hour), 0, "Completed",
 			summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 130339, 12.5), phase("readrandom", 4, 401000, 20))))
 		setJobStatus(rocks, true, "", "", t0, t0.Add(time.Hour))
 		startJob(pebble, t0)
 		pp := makePod(pebble, "node-b")
+		op.logs.set(pp, "readrandom   :       9.091 micros/op 110000 ops/sec;\n")
 		setPodStatus(pp, terminatedStatus(corev1.PodSucceeded, t0.Add(time.Second), t0.Add(2*time.Hour), 0, "Completed",
 			summary(kvv1.EnginePebble, "", phase("readrandom", 1, 110000, 15), phase("readrandom", 4, 350000, 25.5))))
 		setJobStatus(pebble, true, "", "", t0, t0.Add(2*time.Hour))
@@ -180,6 +187,19 @@ var _ = Describe("KVBenchmark controller", func() {
 		Expect(meta.IsStatusConditionFalse(got.Status.Conditions, kvv1.ConditionFailed)).To(BeTrue())
 		Expect(meta.IsStatusConditionFalse(got.Status.Conditions, kvv1.ConditionRunning)).To(BeTrue())
 
+		By("the full results are archived in ConfigMaps owned by the benchmark")
+		eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		got = eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		Expect(got.Status.Runs[0].FullResult).To(Equal(&kvv1.ResultArchive{ConfigMap: "happy-rocksdb-result"}))
+		var cm corev1.ConfigMap
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "happy-rocksdb-result"}, &cm)).To(Succeed())
+		Expect(metav1.IsControlledBy(&cm, got)).To(BeTrue())
+		archived, err := archive.FromConfigMap(&cm)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(apiequality.Semantic.DeepEqual(archived, rocksFull)).To(BeTrue(), "the archive holds the runner's full result")
+		Expect(got.Status.Runs[1].FullResult.ConfigMap).To(BeEmpty())
+		Expect(got.Status.Runs[1].FullResult.Error).To(ContainSubstring("has no result line"))
+
 		// Metrics equal status.
 		Eventually(func(g Gomega) { expectMetricsMatchStatus(op.registry, getBench(k)) }, timeout, interval).Should(Succeed())
 		Expect(onlyBenchmark(series(op.registry, "kvbench_result_ops_per_second"), got)).To(HaveLen(6)) // 2 runs x (2 phases + load)
@@ -195,6 +215,7 @@ var _ = Describe("KVBenchmark controller", func() {
 			g.Expect(reasons).To(HaveKey(EventRunStarted))
 			g.Expect(reasons).To(HaveKey(EventRunSucceeded))
 			g.Expect(reasons).To(HaveKey(EventPhase))
+			g.Expect(reasons).To(HaveKey(EventNotArchived))
 		}, timeout, interval).Should(Succeed())
 
 		// Jobs stay until the TTL (600s after each run finished) ...
@@ -217,6 +238,56 @@ var _ = Describe("KVBenchmark controller", func() {
 		}, timeout, interval).Should(BeEmpty())
 		Expect(onlyBenchmark(series(op.registry, "kvbench_result_ops_per_second"), got)).To(BeEmpty())
 		Expect(onlyBenchmark(series(op.registry, "kvbench_run_jobs_created_total"), got)).To(BeEmpty())
+	})
+
+	It("archives the full result before cleanup deletes the pod, retrying a log it cannot read yet", func() {
+		op = startOperator(operatorOpts{})
+		ns := newNamespace()
+		b := w.MakeKVBenchmark("archive", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB).
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptrTo[int32](0) }).Obj()
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		k := key(b)
+		for _, name := range []string{"archive-rocksdb", "archive-leveldb"} {
+			job := eventuallyJob(ns, name)
+			startJob(job, t0)
+			pod := makePod(job, "node-a")
+			engine := kvv1.EngineRocksDB
+			if name == "archive-leveldb" {
+				engine = kvv1.EngineLevelDB
+			}
+			setPodStatus(pod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed",
+				summary(engine, "", phase("readrandom", 1, 100000, 10))))
+			setJobStatus(job, true, "", "", t0, t0.Add(time.Minute))
+		}
+		op.clock.SetTime(t0.Add(time.Minute + time.Second)) // past the TTL of both runs
+		poke(k)
+		got := eventuallyPhase(k, kvv1.PhaseSucceeded)
+		By("with a TTL of 0 the Jobs stay while their logs cannot be read")
+		Consistently(func() []batchv1.Job { return jobsIn(ns) }, 2*time.Second, interval).Should(HaveLen(2))
+		Expect(getBench(k).Status.Runs[0].FullResult).To(BeNil())
+
+		By("the rocksdb log becomes readable: archived, then its Job is deleted")
+		full := fullResult(kvv1.EngineRocksDB, 2)
+		op.logs.set(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "archive-rocksdb-x1"}}, runnerLog(full))
+		poke(k)
+		got = eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		Expect(got.Status.Runs[0].FullResult.ConfigMap).To(Equal("archive-rocksdb-result"))
+		Eventually(func() []string {
+			var names []string
+			for _, j := range jobsIn(ns) {
+				names = append(names, j.Name)
+			}
+			return names
+		}, timeout, interval).Should(Equal([]string{"archive-leveldb"}))
+
+		By("the leveldb log never does: given up 5 minutes after the run ended, then its Job is deleted")
+		op.clock.SetTime(t0.Add(time.Minute + archiveGiveUp + time.Second))
+		poke(k)
+		got = eventuallyRun(k, "leveldb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		Expect(got.Status.Runs[1].FullResult.Error).To(ContainSubstring("log not available"))
+		Eventually(func() []batchv1.Job { return jobsIn(ns) }, timeout, interval).Should(BeEmpty())
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), "a missing archive does not change the outcome")
+		Expect(got.Status.Runs[1].Results).To(HaveLen(1))
 	})
 
 	Describe("a failed run carries its reason and the benchmark ends Failed, never Succeeded", func() {
@@ -511,6 +582,24 @@ var _ = Describe("KVBenchmark controller", func() {
 })
 
 func ptrTo[T any](v T) *T { return &v }
+
+// fullResult is a runner's full result with a time series of n samples per phase.
+func fullResult(engine kvv1.EngineName, n int) *kvv1.Result {
+	p := kvv1.PhaseResult{PhaseSummary: phase("readrandom", 1, 100000, 10)}
+	for i := range n {
+		p.Intervals = append(p.Intervals, kvv1.IntervalSample{OffsetSeconds: float64(i + 1), OpsPerSec: 100000 + float64(i), P99Micros: 10})
+	}
+	return &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: engine, EngineVersion: string(engine) + " 1.0",
+		Dataset:   kvv1.DatasetInfo{Num: 1000, KeySize: 16, ValueSizeAvg: 100, Bytes: 116000},
+		StartTime: metav1.NewTime(t0), Phases: []kvv1.PhaseResult{p}}
+}
+
+// runnerLog is a runner's log ending with its result line.
+func runnerLog(res *kvv1.Result) string {
+	raw, err := json.Marshal(res)
+	Expect(err).NotTo(HaveOccurred())
+	return "Engine:     rocksdb 7.8.3\nreadrandom   :      10.000 micros/op 100000 ops/sec;\n" + kvv1.ResultLogPrefix + string(raw) + "\n"
+}
 
 // reconciles is the number of finished kvbenchmark reconciles in this process (all managers).
 func reconciles() float64 {

@@ -3,6 +3,9 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,8 +71,35 @@ type operator struct {
 	clock      *clocktesting.FakeClock
 	registry   *prometheus.Registry
 	collector  *metrics.Collector
+	logs       *fakeLogs
 	stop       context.CancelFunc
 	done       chan struct{}
+}
+
+// fakeLogs plays the kubelet's log endpoint, which envtest lacks: it serves the runner logs a
+// test gave to pods, and fails for any other pod as an unreachable kubelet would.
+type fakeLogs struct {
+	mu    sync.Mutex
+	byPod map[string]string
+}
+
+func (f *fakeLogs) set(pod *corev1.Pod, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byPod == nil {
+		f.byPod = map[string]string{}
+	}
+	f.byPod[pod.Namespace+"/"+pod.Name] = text
+}
+
+func (f *fakeLogs) open(_ context.Context, namespace, pod, container string) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	text, ok := f.byPod[namespace+"/"+pod]
+	if !ok || container != render.ContainerName {
+		return nil, fmt.Errorf("container %q in pod %s/%s: log not available", container, namespace, pod)
+	}
+	return io.NopCloser(strings.NewReader(text)), nil
 }
 
 type operatorOpts struct {
@@ -105,11 +135,11 @@ func startOperator(o operatorOpts) *operator {
 		Controller:                    ctrlControllerOpts(),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	op := &operator{clock: o.clock, registry: prometheus.NewRegistry(), collector: metrics.NewCollector(), done: make(chan struct{})}
+	op := &operator{clock: o.clock, registry: prometheus.NewRegistry(), collector: metrics.NewCollector(), logs: &fakeLogs{}, done: make(chan struct{})}
 	Expect(op.collector.Register(op.registry)).To(Succeed())
 	op.reconciler = &KVBenchmarkReconciler{
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
-		Clock: o.clock, Metrics: op.collector, Config: o.config,
+		Clock: o.clock, Metrics: op.collector, Config: o.config, Logs: op.logs.open,
 	}
 	Expect(op.reconciler.SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())

@@ -279,6 +279,25 @@ type RunStatus struct {
 	// Truncated counts phases the runner left out of its bounded summary (see its result.json).
 	// +optional
 	Truncated int32 `json:"truncated,omitempty"`
+	// FullResult is where the runner's full result (every phase, time series, pulse rounds) was
+	// kept when the run ended, so reports outlive the runner pod and its log.
+	// +optional
+	FullResult *ResultArchive `json:"fullResult,omitempty"`
+}
+
+// ResultArchive is a run's full result copied from the runner's log into a ConfigMap in the
+// benchmark's namespace, owned by the benchmark.
+type ResultArchive struct {
+	// ConfigMap holding the result as gzip-compressed JSON under the key result.json.gz.
+	// +optional
+	ConfigMap string `json:"configMap,omitempty"`
+	// Dropped names the parts left out so the ConfigMap stays within the API server's object
+	// size limit (intervals: the throughput time series).
+	// +optional
+	Dropped []string `json:"dropped,omitempty"`
+	// Error says why there is no archive (no result in the runner's log, the log unreadable).
+	// +optional
+	Error string `json:"error,omitempty"`
 }
 
 // Headline is the result shown by kubectl get: the last measured phase of the last run with results.

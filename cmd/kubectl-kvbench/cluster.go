@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -20,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/report"
 )
@@ -27,7 +25,8 @@ import (
 // maxResultLine bounds the runner's result log line (a long run's time series is megabytes).
 const maxResultLine = 256 << 20
 
-// cluster reads KVBenchmarks and the runners' full results (from their pods' logs).
+// cluster reads KVBenchmarks and the runners' full results: from the ConfigMaps the operator
+// archives them in when a run ends, else from the runner pods' logs.
 type cluster struct {
 	client    client.Client        // KVBenchmarks
 	clientset kubernetes.Interface // pods and their logs
@@ -84,7 +83,7 @@ func (c *cluster) benchmark(ctx context.Context, name string) (*report.Benchmark
 		if run.Phase == api.RunPending {
 			continue // no pod yet, nothing to miss
 		}
-		res, why, err := c.result(ctx, name, run.Name)
+		res, why, err := c.result(ctx, name, run)
 		if err != nil {
 			return nil, fmt.Errorf("run %s of %s: %w", run.Name, name, err)
 		}
@@ -108,9 +107,38 @@ func (c *cluster) benchmark(ctx context.Context, name string) (*report.Benchmark
 	return b, nil
 }
 
-// result reads a run's full result from the newest of its pods that logged one. Without one it
-// returns the reason.
-func (c *cluster) result(ctx context.Context, bench, run string) (*api.Result, string, error) {
+// result reads a run's full result from its archive, or from the newest of its pods that logged
+// one when there is no archive or the archive left something out. Without one it returns the
+// reason.
+func (c *cluster) result(ctx context.Context, bench string, run api.RunStatus) (*api.Result, string, error) {
+	fr := run.FullResult
+	archived := fr != nil && fr.ConfigMap != ""
+	if archived && len(fr.Dropped) == 0 {
+		return c.archived(ctx, fr.ConfigMap)
+	}
+	res, why, err := c.logged(ctx, bench, run.Name)
+	if res != nil || err != nil || !archived {
+		if res == nil && err == nil && fr != nil && fr.Error != "" {
+			why += "; not archived: " + fr.Error
+		}
+		return res, why, err
+	}
+	fmt.Fprintf(c.stderr, "note: %s: run %s: the archived result left out %s to fit a ConfigMap\n", bench, run.Name, strings.Join(fr.Dropped, ", "))
+	return c.archived(ctx, fr.ConfigMap)
+}
+
+// archived reads a result the operator archived in a ConfigMap.
+func (c *cluster) archived(ctx context.Context, name string) (*api.Result, string, error) {
+	cm, err := c.clientset.CoreV1().ConfigMaps(c.namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("the archived result: %w", err)
+	}
+	res, err := archive.FromConfigMap(cm)
+	return res, "", err
+}
+
+// logged reads a result from the newest of a run's pods that logged one.
+func (c *cluster) logged(ctx context.Context, bench, run string) (*api.Result, string, error) {
 	sel := labels.Set{render.LabelBenchmark: bench, render.LabelRun: run}.String()
 	list, err := c.clientset.CoreV1().Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
@@ -131,7 +159,7 @@ func (c *cluster) result(ctx context.Context, bench, run string) (*api.Result, s
 			why = fmt.Sprintf("reading the log of pod %s: %v", pod.Name, err)
 			continue
 		}
-		res, err := lastResult(logs)
+		res, err := archive.FromLog(logs, maxResultLine)
 		logs.Close()
 		if err != nil {
 			return nil, "", fmt.Errorf("pod %s: %w", pod.Name, err)
@@ -141,30 +169,4 @@ func (c *cluster) result(ctx context.Context, bench, run string) (*api.Result, s
 		}
 	}
 	return nil, why, nil
-}
-
-// lastResult scans a runner's log for the last line starting with api.ResultLogPrefix.
-func lastResult(r io.Reader) (*api.Result, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxResultLine)
-	var last []byte
-	for sc.Scan() {
-		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(api.ResultLogPrefix)); ok {
-			last = bytes.Clone(rest)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the log: %w", err)
-	}
-	if last == nil {
-		return nil, nil
-	}
-	var res api.Result
-	if err := json.Unmarshal(last, &res); err != nil {
-		return nil, fmt.Errorf("result line: %w", err)
-	}
-	if res.SchemaVersion != api.ResultSchemaVersion {
-		return nil, fmt.Errorf("result schema %q is not supported (this kubectl-kvbench reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
-	}
-	return &res, nil
 }

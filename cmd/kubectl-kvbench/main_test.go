@@ -299,32 +299,6 @@ func TestSaveLayoutRoundTrip(t *testing.T) {
 	}
 }
 
-func TestLastResult(t *testing.T) {
-	long := strings.Repeat(`{"t":1,"opsPerSec":2},`, 20000) // a line far beyond bufio's default 64 KiB
-	log := "Engine:     rocksdb 7.8.3\n" +
-		api.ResultLogPrefix + `{"schemaVersion":"kvbench.io/result/v1","engine":"leveldb"}` + "\n" +
-		"readrandom   :       4.837 micros/op 206720 ops/sec\n" +
-		" kvbench-result: an escaped line from db_bench\n" +
-		api.ResultLogPrefix + `{"schemaVersion":"kvbench.io/result/v1","engine":"rocksdb","phases":[{"workload":"readrandom","threads":1,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1,"intervals":[` + long + `{"t":2,"opsPerSec":3}]}]}` + "\n" +
-		"done\n"
-	r, err := lastResult(strings.NewReader(log))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r == nil || r.Engine != api.EngineRocksDB || len(r.Phases) != 1 || len(r.Phases[0].Intervals) != 20001 {
-		t.Fatalf("got %+v", r)
-	}
-	if r, err := lastResult(strings.NewReader("no result here\n")); r != nil || err != nil {
-		t.Errorf("no result line: %v, %v", r, err)
-	}
-	if _, err := lastResult(strings.NewReader(api.ResultLogPrefix + `{"schemaVersion":"x"}` + "\n")); err == nil {
-		t.Errorf("unknown schema accepted")
-	}
-	if _, err := lastResult(strings.NewReader(api.ResultLogPrefix + "{truncated\n")); err == nil {
-		t.Errorf("broken JSON accepted")
-	}
-}
-
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	data, err := os.ReadFile(from)

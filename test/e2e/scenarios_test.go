@@ -299,6 +299,28 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(filepath.Join(dir, "seed-001-dbbench-rocksdb.result.json")).To(BeAnExistingFile())
 		out = run(plugin, "compare", "-f", filepath.Join(dir, "seed-001-dbbench.yaml"), "seed-001-fillseq", "-n", ns)
 		Expect(out).To(ContainSubstring("fillseq vs dbbench:fillseq"), "the runner's fillseq (A: names come before files) against db_bench's")
+
+		By("the operator archived every run's full result, so reports outlive the runner pods")
+		for name := range byName {
+			Eventually(func(g Gomega) {
+				for _, r := range get(ns, name).Status.Runs {
+					g.Expect(r.FullResult).NotTo(BeNil(), "%s run %s", name, r.Name)
+					g.Expect(r.FullResult.Error).To(BeEmpty(), "%s run %s", name, r.Name)
+					g.Expect(r.FullResult.ConfigMap).NotTo(BeEmpty(), "%s run %s", name, r.Name)
+				}
+			}, time.Minute).Should(Succeed())
+		}
+		gone := client.MatchingLabels{"kvbench.io/benchmark": "seed-002-defaults"}
+		Expect(k8s.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(ns), gone, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+		Eventually(func(g Gomega) {
+			var pods corev1.PodList
+			g.Expect(k8s.List(ctx, &pods, client.InNamespace(ns), gone)).To(Succeed())
+			g.Expect(pods.Items).To(BeEmpty())
+		}, 2*time.Minute).Should(Succeed())
+		out = run(plugin, "report", "seed-002-defaults", "-n", ns, "--table", "pulse")
+		Expect(out).To(MatchRegexp(`(?m)^ +64 +[0-9.]+~[0-9.]+ +[0-9]+ +[0-9]+ +[0-9.]+~[0-9.]+ +[0-9]+ +[0-9]+$`),
+			"min~max per round from the archived full results, with the runner pods gone")
+		Expect(out).NotTo(ContainSubstring("note:"))
 		AddReportEntry("kubectl kvbench report seed-004-1kb --table ycsb", run(plugin, "report", "seed-004-1kb", "-n", ns, "--table", "ycsb"))
 	})
 
@@ -312,6 +334,9 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 			var l kvv1.KVBenchmarkList
 			g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 			g.Expect(l.Items).To(BeEmpty())
+			var archives corev1.ConfigMapList
+			g.Expect(k8s.List(ctx, &archives, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/managed-by": "kvbench-operator"})).To(Succeed())
+			g.Expect(archives.Items).To(BeEmpty(), "the archived results go with their benchmarks")
 		}, 2*time.Minute).Should(Succeed())
 
 		run(helm, "uninstall", release, "-n", releaseNS, "--wait", "--timeout", "2m")
@@ -341,7 +366,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		run(kubectl, "delete", "crd", crdName, "--wait=true", "--timeout=60s")
 		out, _ := tryRun(kubectl, "get", "crd", "-o", "name")
 		Expect(out).NotTo(ContainSubstring("kvbench.io"))
-		out = run(kubectl, "get", "pods,jobs,pvc", "-A", "-l", "app.kubernetes.io/managed-by=kvbench-operator", "-o", "name")
+		out = run(kubectl, "get", "pods,jobs,pvc,configmaps", "-A", "-l", "app.kubernetes.io/managed-by=kvbench-operator", "-o", "name")
 		Expect(strings.TrimSpace(out)).To(BeEmpty())
 	})
 })

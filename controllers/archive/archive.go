@@ -1,0 +1,149 @@
+// Package archive keeps a runner's full result once its pod is gone. The runner prints the full
+// result on one log line (api.ResultLogPrefix); the termination message holds only a 4 KiB summary.
+// When a run ends, the operator copies that line into a ConfigMap owned by the benchmark,
+// gzip-compressed, and kubectl kvbench reads it there after cleanup has deleted the Job.
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+)
+
+const (
+	// DataKey is the ConfigMap binaryData key of the gzip-compressed result JSON.
+	DataKey = "result.json.gz"
+	// MaxCompressed keeps the ConfigMap under the API server's 1 MiB object limit with room for
+	// metadata.
+	MaxCompressed = 900 << 10
+	// DroppedIntervals is what Dropped names when the time series had to go.
+	DroppedIntervals = "intervals"
+)
+
+// ErrLineTooLong is returned for a result line longer than the limit given to FromLog.
+var ErrLineTooLong = errors.New("the result line is longer than the limit")
+
+// FromLog returns the last full result in a runner's log, or nil when the log has none. Lines
+// longer than maxLine bytes fail with ErrLineTooLong (the caller's memory bound).
+func FromLog(r io.Reader, maxLine int) (*api.Result, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var last []byte
+	for sc.Scan() {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(api.ResultLogPrefix)); ok {
+			last = bytes.Clone(rest)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%w (%d MiB)", ErrLineTooLong, maxLine>>20)
+		}
+		return nil, fmt.Errorf("reading the log: %w", err)
+	}
+	if last == nil {
+		return nil, nil
+	}
+	return decode(last)
+}
+
+func decode(b []byte) (*api.Result, error) {
+	var res api.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("result line: %w", err)
+	}
+	if res.SchemaVersion != api.ResultSchemaVersion {
+		return nil, fmt.Errorf("result schema %q is not supported (this build reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
+	}
+	return &res, nil
+}
+
+// Name is the ConfigMap name of a run's result: its Job's name (unique per benchmark and run,
+// at most 63 characters) with a suffix.
+func Name(jobName string) string { return jobName + "-result" }
+
+// ConfigMap builds the archive of one run's result. When the compressed result is too big it
+// drops the time series (the phases, pulse rounds and usage stay) and says so in dropped.
+func ConfigMap(b *api.KVBenchmark, runName, jobName string, res *api.Result) (cm *corev1.ConfigMap, dropped []string, err error) {
+	data, err := compress(res)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > MaxCompressed {
+		res = withoutIntervals(res)
+		dropped = []string{DroppedIntervals}
+		if data, err = compress(res); err != nil {
+			return nil, nil, err
+		}
+		if len(data) > MaxCompressed {
+			return nil, nil, fmt.Errorf("the result is %d KiB compressed without its time series, over the %d KiB a ConfigMap holds", len(data)>>10, MaxCompressed>>10)
+		}
+	}
+	cm = &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      Name(jobName),
+			Namespace: b.Namespace,
+			Labels: map[string]string{
+				render.LabelManagedBy: render.ManagerName,
+				render.LabelBenchmark: b.Name,
+				render.LabelRun:       runName,
+			},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(b, api.GroupVersion.WithKind("KVBenchmark"))},
+		},
+		BinaryData: map[string][]byte{DataKey: data},
+	}
+	return cm, dropped, nil
+}
+
+// FromConfigMap reads a result archived by ConfigMap.
+func FromConfigMap(cm *corev1.ConfigMap) (*api.Result, error) {
+	data, ok := cm.BinaryData[DataKey]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap %s has no %s", cm.Name, DataKey)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+	}
+	res, err := decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+	}
+	return res, nil
+}
+
+func compress(res *api.Result) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(res); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func withoutIntervals(res *api.Result) *api.Result {
+	out := res.DeepCopy()
+	if out.Load != nil {
+		out.Load.Intervals = nil
+	}
+	for i := range out.Phases {
+		out.Phases[i].Intervals = nil
+	}
+	return out
+}
