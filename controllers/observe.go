@@ -198,6 +198,17 @@ func copySummary(st *kvv1.RunStatus, s *kvv1.Summary) {
 	st.Truncated = s.Truncated
 }
 
+// datasetColumn is the dataset's size as given, else its key count.
+func datasetColumn(d kvv1.DatasetSpec) string {
+	switch {
+	case d.Size != nil:
+		return d.Size.String()
+	case d.Num != nil:
+		return fmt.Sprintf("%d keys", *d.Num)
+	}
+	return ""
+}
+
 // aggregate computes the benchmark status from its runs. A failed run makes the benchmark Failed
 // once every run has finished; it is never Succeeded with a failed run.
 func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.KVBenchmarkStatus {
@@ -240,6 +251,7 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 		names = append(names, string(r.Engine))
 	}
 	st.Engines = strings.Join(names, ",")
+	st.Dataset = datasetColumn(b.Spec.Dataset)
 	allDone := finished == len(runs) && len(runs) > 0
 	switch {
 	case allDone && len(failedRuns) > 0:

@@ -134,6 +134,18 @@ func TestObserveRun(t *testing.T) {
 	}
 }
 
+func TestAggregateDatasetColumn(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for want, b := range map[string]*kvv1.KVBenchmark{
+		"10Gi":         w.MakeKVBenchmark("b", "ns").DatasetSize("10Gi").Obj(),
+		"1000000 keys": w.MakeKVBenchmark("b", "ns").DatasetNum(1000000).Obj(),
+	} {
+		if got := aggregate(b, nil, now).Dataset; got != want {
+			t.Errorf("dataset column %q, want %q", got, want)
+		}
+	}
+}
+
 func TestAggregatePhase(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := func(p kvv1.RunPhase) kvv1.RunStatus { return kvv1.RunStatus{Name: string(p), Phase: p} }

@@ -45,7 +45,7 @@ var _ = Describe("kubectl get kvb columns", func() {
 		b := w.MakeKVBenchmark("columns", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).DatasetSize("100Mi").Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, b))).To(Succeed()) })
-		b.Status = kvv1.KVBenchmarkStatus{Phase: kvv1.PhaseSucceeded, Progress: "2/2", Engines: "rocksdb,pebble",
+		b.Status = kvv1.KVBenchmarkStatus{Phase: kvv1.PhaseSucceeded, Progress: "2/2", Engines: "rocksdb,pebble", Dataset: "100Mi",
 			Headline: &kvv1.Headline{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 4, OpsPerSec: 130339, P99Micros: ptr.To(12.5)}}
 		Expect(k8s.Status().Update(ctx, b)).To(Succeed())
 

@@ -338,6 +338,10 @@ type KVBenchmarkStatus struct {
 	// Progress is "finished/total" runs.
 	// +optional
 	Progress string `json:"progress,omitempty"`
+	// Dataset is spec.dataset.size, or the key count ("1000000 keys") for a dataset sized by
+	// num, for kubectl get.
+	// +optional
+	Dataset string `json:"dataset,omitempty"`
 }
 
 // KVBenchmark runs key-value storage-engine benchmarks as Jobs and records their results.
@@ -346,7 +350,7 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=kvb,categories=kvbench
 // +kubebuilder:printcolumn:name="Engines",type=string,JSONPath=`.status.engines`
-// +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.spec.dataset.size`
+// +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.status.dataset`
 // +kubebuilder:printcolumn:name="Medium",type=string,JSONPath=`.spec.storage.medium`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.headline.opsPerSec`

@@ -469,7 +469,7 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 		return nil, fmt.Errorf("%s: background writer: %w", p.name, bgErr)
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("%s: interrupted", p.name)
+		return nil, fmt.Errorf("%s: %w", p.name, interrupted(ctx))
 	}
 	return e.summarize(p, ts, iv, bg, endAll-startAll, samples), nil
 }

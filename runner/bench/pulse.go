@@ -46,7 +46,7 @@ func (e *env) runPulse(ctx context.Context, db engine.DB, w api.WorkloadSpec, th
 	toRead := make([]uint64, 0, ps.Reads)
 	for round := int32(0); round < ps.Rounds; round++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("pulse: interrupted")
+			return nil, fmt.Errorf("pulse: %w", interrupted(ctx))
 		}
 		roundStart := time.Now()
 		before := readUsage()

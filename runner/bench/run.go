@@ -148,7 +148,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 			for _, th := range threads {
 				salt++
 				if err := ctx.Err(); err != nil {
-					return fail(fmt.Errorf("interrupted"))
+					return fail(interrupted(ctx))
 				}
 				if w.Name == api.WorkloadDBBench {
 					closeDB()
@@ -287,4 +287,13 @@ func resetDBDir(path string) error {
 		return fmt.Errorf("%s is not empty and holds no database; refusing to delete it", path)
 	}
 	return os.RemoveAll(path)
+}
+
+// interrupted explains why ctx ended: the cause its canceller gave (the CLI names the signal),
+// else plainly "interrupted".
+func interrupted(ctx context.Context) error {
+	if c := context.Cause(ctx); c != nil && c != ctx.Err() {
+		return c
+	}
+	return errors.New("interrupted")
 }

@@ -151,6 +151,9 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
 		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunFailed))
 		Expect(got.Status.Runs[0].Reason).NotTo(BeEmpty())
+		if got.Status.Runs[0].Reason == kvv1.ReasonRunnerError {
+			Expect(got.Status.Runs[0].Message).To(ContainSubstring("interrupted by SIGTERM"), "the runner says what stopped it")
+		}
 		AddReportEntry("pod deleted mid-run", runsSummary(got))
 		By("it stays Failed (no second attempt with a fresh Job)")
 		Consistently(func() kvv1.BenchmarkPhase { return get(ns, b.Name).Status.Phase }, 10*time.Second, time.Second).

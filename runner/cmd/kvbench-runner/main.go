@@ -144,10 +144,39 @@ func runCmd() *runCommand {
 	return rc
 }
 
+// signalContext ends on SIGINT or SIGTERM with the signal as its cause, so the run's error says
+// what stopped it. After the first signal the default action returns (a second one kills).
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			why := "interrupted by " + signalName(s)
+			if s == syscall.SIGTERM {
+				why += " (in Kubernetes: the runner pod was deleted, evicted or preempted)"
+			}
+			cancel(errors.New(why))
+		case <-done:
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); close(done); cancel(nil) }
+}
+
+func signalName(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
+}
+
 // execute runs cfg and writes every output; results of completed phases are written also when
 // the run fails. The Result is nil only when the benchmark did not start.
 func execute(cfg api.RunnerConfig, o outputs, stdout, stderr io.Writer) (*api.Result, error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	opts := bench.Options{Stdout: stdout, Stderr: stderr, Histogram: o.histogram}
 	if o.cpuProfile != "" {

@@ -162,7 +162,7 @@ func TestRunResultLineOnSIGTERM(t *testing.T) {
 		t.Fatalf("SIGTERM did not end the run")
 	}
 	r := resultLine(t, out.String())
-	if got := strings.Join(workloads(r), ","); code != 1 || got != "fillseq" || !strings.Contains(r.Error, "interrupted") {
+	if got := strings.Join(workloads(r), ","); code != 1 || got != "fillseq" || !strings.Contains(r.Error, "interrupted by SIGTERM (in Kubernetes: the runner pod was deleted") {
 		t.Errorf("exit %d, result line %+v", code, r)
 	}
 }
