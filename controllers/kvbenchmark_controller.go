@@ -204,45 +204,37 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 	}
 
-	// Archive the full results of runs whose terminal status is persisted and whose pod ended.
+	// Finished runs (terminal status already persisted): archive the full result once the pod has
+	// ended, then clean up the Job. Never before: the results must be in status, and the full
+	// result archived, before the pod that carries them goes.
 	for i, run := range runs {
 		prev, job := prevRuns[run.Name], jobByName[run.JobName]
-		if r.Logs == nil || prev == nil || !terminal(prev) || prev.FullResult != nil || job == nil || !metav1.IsControlledBy(job, &b) {
+		if prev == nil || !terminal(prev) || job == nil || !metav1.IsControlledBy(job, &b) {
 			continue
 		}
 		pod := newestPod(podsOf(pods.Items, job))
-		if podActive(pod) {
-			continue
+		if r.Logs != nil && statuses[i].FullResult == nil && !podActive(pod) {
+			archived, err := r.archive(ctx, &b, run, pod)
+			switch {
+			case err == nil:
+				statuses[i].FullResult = archived
+			case now.Sub(finishedAt(prev, now)) < archiveGiveUp:
+				log.Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
+				want(archiveRetry)
+			default:
+				statuses[i].FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
+			}
+			if fr := statuses[i].FullResult; fr != nil && fr.Error != "" {
+				r.Recorder.Eventf(&b, corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
+			}
+			continue // cleanup once the archive's outcome is persisted (the status write brings the next pass)
 		}
-		archived, err := r.archive(ctx, &b, run, pod)
-		switch {
-		case err == nil:
-			statuses[i].FullResult = archived
-		case now.Sub(finishedAt(prev, now)) < archiveGiveUp:
-			log.Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
-			want(archiveRetry)
-		default:
-			statuses[i].FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
-		}
-		if fr := statuses[i].FullResult; fr != nil && fr.Error != "" {
-			r.Recorder.Eventf(&b, corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
-		}
-	}
-
-	// Clean up Jobs of runs whose terminal status is already persisted (never before: the results
-	// must be in status, and the full result archived, before the pod that carries them goes).
-	for i, run := range runs {
-		prev, job := prevRuns[run.Name], jobByName[run.JobName]
-		if prev == nil || job == nil || !job.DeletionTimestamp.IsZero() || !metav1.IsControlledBy(job, &b) || !terminal(prev) {
+		if !job.DeletionTimestamp.IsZero() {
 			continue
 		}
 		// A run that failed while its pod was still pending or running (image pull, unschedulable)
 		// is stopped now; a pod that already ended is kept for its logs until the TTL.
-		pod := newestPod(podsOf(pods.Items, job))
 		del := !jobFinished(job) && podActive(pod)
-		if !del && r.Logs != nil && !podActive(pod) && statuses[i].FullResult == nil {
-			continue // the archive is retried (and given up in archiveGiveUp at most)
-		}
 		if !del && b.Spec.Cleanup.Policy != kvv1.CleanupKeep {
 			ttl := time.Duration(600) * time.Second
 			if b.Spec.Cleanup.TTLSecondsAfterFinished != nil {
