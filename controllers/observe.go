@@ -181,7 +181,7 @@ func parseSummary(term *corev1.ContainerStateTerminated) (*kvv1.Summary, error) 
 	if err := json.Unmarshal([]byte(term.Message), &s); err != nil {
 		return nil, fmt.Errorf("termination message is not a result summary: %v", err)
 	}
-	if s.SchemaVersion != kvv1.ResultSchemaVersion {
+	if !kvv1.KnownResultSchema(s.SchemaVersion) {
 		return nil, fmt.Errorf("result schema %q, want %q", s.SchemaVersion, kvv1.ResultSchemaVersion)
 	}
 	return &s, nil

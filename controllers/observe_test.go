@@ -84,7 +84,7 @@ func TestObserveRun(t *testing.T) {
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", `{"schemaVersion":"other/v9"}`, start, end).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonResultMissing, "n1", at(start), at(end)
-				s.Message = `the runner exited 0 but left no result summary: result schema "other/v9", want "kvbench.io/result/v1"`
+				s.Message = `the runner exited 0 but left no result summary: result schema "other/v9", want "kvbench.io/result/v2"`
 			})},
 		"OOMKilled wins over the Job's backoff reason": {job: mkJob().cond(batchv1.JobFailed, "BackoffLimitExceeded", "x").obj(),
 			pods: mkPod("n1").phase(corev1.PodFailed).terminated(137, "OOMKilled", "", start, end).list(),

@@ -283,6 +283,12 @@ type RunStatus struct {
 	// kept when the run ended, so reports outlive the runner pod and its log.
 	// +optional
 	FullResult *ResultArchive `json:"fullResult,omitempty"`
+	// Provenance in brief: image digest, runner revision, seed, spec hash, node fingerprint.
+	// +optional
+	Provenance *ProvenanceSummary `json:"provenance,omitempty"`
+	// Points summarise each sweep point over its repeats (median, CI, CoV).
+	// +optional
+	Points []PointStats `json:"points,omitempty"`
 }
 
 // ResultArchive is a run's full result copied from the runner's log into a ConfigMap in the
@@ -342,6 +348,9 @@ type KVBenchmarkStatus struct {
 	// num, for kubectl get.
 	// +optional
 	Dataset string `json:"dataset,omitempty"`
+	// Baseline is the comparison with spec.baseline, once the benchmark has finished.
+	// +optional
+	Baseline *BaselineComparison `json:"baseline,omitempty"`
 }
 
 // KVBenchmark runs key-value storage-engine benchmarks as Jobs and records their results.

@@ -2,8 +2,10 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// ResultSchemaVersion identifies the JSON result schema. Bump it on any incompatible change.
-const ResultSchemaVersion = "kvbench.io/result/v1"
+// ResultSchemaVersion identifies the JSON result schema. Bump it on any incompatible change, and keep
+// reading the earlier versions (KnownResultSchema): archives of earlier runs must still load.
+// v2 adds provenance, engine statistics, device usage, the measurement protocol and phase indexes.
+const ResultSchemaVersion = "kvbench.io/result/v2"
 
 // TerminationMessageLimit is the kubelet's limit on a container's termination message; the
 // runner's Summary must fit in it.
@@ -29,6 +31,9 @@ type Result struct {
 	// Error is set when the run stopped early; the phases before it are still reported.
 	// +optional
 	Error string `json:"error,omitempty"`
+	// Provenance is what ran, where, with which seed and options (schema v2).
+	// +optional
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // DatasetInfo is the dataset as the runner resolved it.
@@ -52,12 +57,34 @@ type PhaseResult struct {
 	// Usage is what the runner process consumed during the phase.
 	// +optional
 	Usage *PhaseUsage `json:"usage,omitempty"`
+	// EngineStats are the engine's own counters over the phase (schema v2).
+	// +optional
+	EngineStats *EngineStats `json:"engineStats,omitempty"`
+	// EngineDumps are the engine's own text dumps at the end of the phase (RocksDB rocksdb.stats
+	// and the Statistics string when enabled, Pebble's metrics table, LevelDB's leveldb.stats).
+	// +optional
+	EngineDumps []NamedText `json:"engineDumps,omitempty"`
+	// Device is the data volume's block device over the phase; absent when the pod cannot see it
+	// (Result.Provenance.Node.DeviceUnavailable says why).
+	// +optional
+	Device *DeviceUsage `json:"device,omitempty"`
+	// Protocol is what was done around the measurement (warm-up, settle, reset, cache check).
+	// +optional
+	Protocol *MeasurementProtocol `json:"protocol,omitempty"`
 }
 
 // PhaseUsage is the runner process's resource use over a phase (all threads, including the engine's
 // background flushes and compactions): it tells a CPU-bound phase from an I/O-bound one.
 type PhaseUsage struct {
 	CPUSeconds float64 `json:"cpuSeconds"`
+	// UserCPUSeconds and SystemCPUSeconds split CPUSeconds (benchmark.sh's u_cpu and s_cpu).
+	// +optional
+	UserCPUSeconds float64 `json:"userCPUSeconds,omitempty"`
+	// +optional
+	SystemCPUSeconds float64 `json:"systemCPUSeconds,omitempty"`
+	// MaxRSSBytes is the process's peak resident set size so far (benchmark.sh's rss).
+	// +optional
+	MaxRSSBytes int64 `json:"maxRSSBytes,omitempty"`
 	// CPUPercent is CPU seconds per wall second x 100 (200 = two cores busy).
 	CPUPercent float64 `json:"cpuPercent"`
 	// ReadBytes and WriteBytes are storage I/O (/proc/self/io): page-cache misses, not cached reads.
@@ -70,6 +97,11 @@ type PhaseUsage struct {
 // PhaseSummary is the compact result of one workload at one thread count. It is what the runner's
 // termination message carries and what the operator copies into status.
 type PhaseSummary struct {
+	// Index is the phase's position in the run (Result.Phases), from 0; it survives truncation of
+	// the summary and tells apart two phases of the same workload and thread count (omitted when 0;
+	// schema v1 results have none: their position is their index).
+	// +optional
+	Index int32 `json:"index,omitempty"`
 	// Workload is the workload name ("ycsb-a" for YCSB letter A, "load" for the preparation).
 	Workload string `json:"workload"`
 	Threads  int32  `json:"threads"`
@@ -172,6 +204,9 @@ type Summary struct {
 	Truncated int32 `json:"truncated,omitempty"`
 	// +optional
 	Error string `json:"error,omitempty"`
+	// Provenance in brief (schema v2); the full block is in the Result.
+	// +optional
+	Provenance *ProvenanceSummary `json:"provenance,omitempty"`
 }
 
 // ResultLogPrefix starts the one stdout line on which `kvbench-runner run` prints its full Result as

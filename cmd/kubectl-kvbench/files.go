@@ -271,7 +271,7 @@ func decodeObject(doc json.RawMessage) ([]*report.Benchmark, *api.Result, error)
 	}
 	switch {
 	case head.SchemaVersion != "":
-		if head.SchemaVersion != api.ResultSchemaVersion {
+		if !api.KnownResultSchema(head.SchemaVersion) {
 			return nil, nil, fmt.Errorf("runner result schema %q is not supported (this kubectl-kvbench reads %s)", head.SchemaVersion, api.ResultSchemaVersion)
 		}
 		var r api.Result

@@ -208,7 +208,7 @@ func TestErrors(t *testing.T) {
 	statusOnly := filepath.Join(dir, "baseline.yaml")
 	copyFile(t, td("baseline.yaml"), statusOnly)
 	writeFile(t, filepath.Join(dir, "pod.yaml"), "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n")
-	writeFile(t, filepath.Join(dir, "v2.json"), `{"schemaVersion":"kvbench.io/result/v2","engine":"rocksdb"}`)
+	writeFile(t, filepath.Join(dir, "v9.json"), `{"schemaVersion":"kvbench.io/result/v9","engine":"rocksdb"}`)
 	writeFile(t, filepath.Join(dir, "garbage.yaml"), "{{{ not yaml")
 	writeFile(t, filepath.Join(dir, "new.yaml"), "apiVersion: kvbench.io/v1alpha1\nkind: KVBenchmark\nmetadata:\n  name: new\nspec:\n  engines: [{name: rocksdb}]\n")
 	writeFile(t, filepath.Join(dir, "old.yaml"), "apiVersion: kvbench.io/v1beta9\nkind: KVBenchmark\nmetadata:\n  name: old\n")
@@ -229,7 +229,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"report", "-f", statusOnly, "--table", "pegasus"}, `unknown --table "pegasus" (one of auto, dbbench, ycsb, pulse, threads)`},
 		{[]string{"report", "-f", statusOnly, "--format", "html"}, `unknown --format "html" (one of text, markdown)`},
 		{[]string{"report", "-f", filepath.Join(dir, "pod.yaml")}, filepath.Join(dir, "pod.yaml") + `: not a KVBenchmark, KVBenchmarkList or runner result (kind "Pod")`},
-		{[]string{"report", "-f", filepath.Join(dir, "v2.json")}, filepath.Join(dir, "v2.json") + `: runner result schema "kvbench.io/result/v2" is not supported (this kubectl-kvbench reads kvbench.io/result/v1)`},
+		{[]string{"report", "-f", filepath.Join(dir, "v9.json")}, filepath.Join(dir, "v9.json") + `: runner result schema "kvbench.io/result/v9" is not supported (this kubectl-kvbench reads kvbench.io/result/v2)`},
 		{[]string{"report", "-f", filepath.Join(dir, "garbage.yaml")}, filepath.Join(dir, "garbage.yaml") + ": "},
 		{[]string{"report", "-f", filepath.Join(dir, "new.yaml")}, "new has no results (phase Pending)"},
 		{[]string{"report", "-f", filepath.Join(dir, "old.yaml")}, filepath.Join(dir, "old.yaml") + `: KVBenchmark of apiVersion "kvbench.io/v1beta9", want kvbench.io/v1alpha1`},

@@ -61,7 +61,7 @@ func decode(b []byte) (*api.Result, error) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("result line: %w", err)
 	}
-	if res.SchemaVersion != api.ResultSchemaVersion {
+	if !api.KnownResultSchema(res.SchemaVersion) {
 		return nil, fmt.Errorf("result schema %q is not supported (this build reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
 	}
 	return &res, nil

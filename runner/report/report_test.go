@@ -53,7 +53,7 @@ func TestResultJSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(r, &back) {
 		t.Fatalf("round trip changed the result:\n%s", b)
 	}
-	if !strings.Contains(string(b), `"schemaVersion":"kvbench.io/result/v1"`) {
+	if !strings.Contains(string(b), `"schemaVersion":"kvbench.io/result/v2"`) {
 		t.Errorf("no schema version in %s", b[:80])
 	}
 }
