@@ -66,6 +66,9 @@ type thread struct {
 	_       [56]byte // keep ops counters of different threads on different cache lines
 	base    time.Time
 	stop    *atomic.Bool
+	// service is the rate-limited writer's latency from each write's actual start (its engine
+	// service time), next to hists measured from the schedule; nil for every other thread.
+	service *hist.Histogram
 }
 
 func (t *thread) now() time.Duration { return time.Since(t.base) }
@@ -114,12 +117,13 @@ func (t *thread) maybeYield(now time.Duration) {
 
 // doneAt records one operation whose latency counts from intended (a scheduled start under a
 // rate limit), so that a stall delays every later operation's measured latency too.
-func (t *thread) doneAt(k opKind, intended time.Duration) {
+func (t *thread) doneAt(k opKind, intended time.Duration) time.Duration {
 	now := t.now()
 	t.record(k, now, int64(now-intended))
 	t.last = now
 	t.ops.Add(1)
 	t.maybeYield(now)
+	return now
 }
 
 // Runs (engine.Ops): the batched workloads hand the engine up to engine.MaxOps operations per
@@ -228,6 +232,8 @@ type phase struct {
 	work func(t *thread) error
 	// background runs alongside the threads (readwhilewriting's writer) until they finish.
 	background func(ctx context.Context, base time.Time) (*thread, error)
+	// targetRate is the background writer's target (writes/s), 0 when unlimited.
+	targetRate float64
 	// valueSize for MB/s when the workload does not count bytes itself.
 	countReads bool // report "(found of reads found)"
 }
@@ -576,6 +582,7 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 		r.WriteRate = &rate
 		r.Operations = append(r.Operations, api.OperationSummary{Name: "write", Ops: w, OpsPerSec: rate,
 			LatencyMicros: bg.hists[opWrite].Percentiles()})
+		r.Protocol = rateProtocol(r.Protocol, p.targetRate, rate, bg.service)
 	}
 	return out
 }
