@@ -195,11 +195,6 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 		return scramble.At(zipf.Next(t.rand))
 	}
 	p.work = func(t *thread) error {
-		var it engine.Iterator
-		if m.scan > 0 {
-			it = db.NewIterator()
-			defer it.Close()
-		}
 		for i := int64(0); i < limit && !t.stopped(); i++ {
 			switch m.op(int(t.rand.Uint64n(mixScale))) {
 			case opRead:
@@ -224,11 +219,19 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 				t.bytes += int64(len(t.key) + len(val))
 				t.done(opInsert)
 			case opScan:
+				// Each scan opens its iterator on the current state, as YCSB's client does, so it
+				// sees the inserts made during the phase (an iterator is a snapshot).
 				n := 1 + int(t.rand.Uint64n(uint64(m.maxScan)))
+				it := db.NewIterator()
 				it.Seek(keys.Put(t.key, nextKey(t)))
 				for j := 0; j < n && it.Valid(); j++ {
 					t.bytes += int64(len(it.Key()) + it.ValueSize())
 					it.Next()
+				}
+				err := it.Err()
+				it.Close()
+				if err != nil {
+					return err
 				}
 				t.done(opScan)
 			default:
@@ -243,9 +246,6 @@ func ycsbPhase(db engine.DB, w api.WorkloadSpec, ds Dataset, threads int, zetas 
 				t.bytes += int64(len(t.key) + len(val))
 				t.done(opRMW)
 			}
-		}
-		if it != nil {
-			return it.Err()
 		}
 		return nil
 	}

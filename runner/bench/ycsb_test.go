@@ -2,11 +2,15 @@ package bench
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/runner/engine"
 	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
 	"github.com/kvbench/kvbench-operator/runner/keygen"
 )
@@ -167,3 +171,50 @@ func TestYCSBReadWriteRatioRun(t *testing.T) {
 		t.Errorf("1:0: %v", o)
 	}
 }
+
+// YCSB E's scans open their iterator on the current state, as YCSB's client does, so they see the
+// keys inserted during the phase. Over a 10-key dataset with scans of up to 1000 entries, a scan
+// on a snapshot taken when the thread started could pass at most the 10 loaded entries.
+func TestYCSBEScansSeeInserts(t *testing.T) {
+	ds, err := ResolveDataset(api.DatasetSpec{Num: ptr(int64(10)), LoadMode: api.LoadNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := engine.Open(api.EnginePebble, engine.Config{Path: filepath.Join(t.TempDir(), "db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	keys := ds.Keys()
+	val := make([]byte, ds.ValueMin)
+	for v := uint64(0); v < uint64(ds.Num); v++ {
+		if err := db.Put(keys.Put(keys.Make(), v), val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var inserted atomic.Int64
+	w := api.WorkloadSpec{Name: api.WorkloadYCSB, Num: ptr(int64(2000)), YCSB: &api.YCSBSpec{Workload: "E", MaxScanLength: ptr(int32(1000))}}
+	p, err := ycsbPhase(db, w, ds, 1, map[uint64]float64{}, &inserted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{out: io.Discard, reportInterval: time.Second, ds: ds}
+	out, err := e.runPhase(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]int64{}
+	for _, o := range out.res.Operations {
+		ops[o.Name] = o.Ops
+	}
+	entry := int64(ds.KeySize + ds.ValueMin)
+	snapshotMax := ops["scan"]*ds.Num*entry + ops["insert"]*entry
+	if ops["insert"] == 0 || ops["scan"] == 0 {
+		t.Fatalf("operations %v", ops)
+	}
+	if got := out.threads[0].bytes; got <= snapshotMax {
+		t.Errorf("scans passed %d bytes, at most %d: they did not see the %d inserted keys", got, snapshotMax, ops["insert"])
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
