@@ -110,6 +110,7 @@ type KVBenchmarkSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.threads) || w.threads.all(t, t >= 1 && t <= 1024))",message="workload threads must be between 1 and 1024"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.duration) || duration(w.duration) > duration('0s'))",message="workload duration must be positive"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.readWritePercent) || w.name == 'readrandomwriterandom')",message="readWritePercent applies to readrandomwriterandom only"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.warmup) || !(w.name in ['pulse', 'dbbench']))",message="warmup does not apply to pulse (its rounds are the measurement) or dbbench (db_bench runs its own benchmarks)"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.pulse) || duration(w.pulse.interval) > duration('0s'))",message="pulse.interval must be positive"
 	Workloads []WorkloadSpec `json:"workloads"`
 
@@ -166,6 +167,20 @@ type KVBenchmarkSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Cleanup CleanupSpec `json:"cleanup,omitempty"`
+
+	// Settle waits, before each measured phase, until flushes and compactions are idle (RocksDB:
+	// no pending compaction bytes, running compactions or flushes; Pebble: no compaction debt or
+	// compaction in progress; LevelDB: no level over its compaction trigger), for at most
+	// settle.timeout; the result records the wait and whether it timed out.
+	// +optional
+	Settle *SettleSpec `json:"settle,omitempty"`
+
+	// Reset perPoint takes a checkpoint after the load and restores it before every sweep point
+	// (workload x thread count x repeat), so a point does not inherit the earlier points' writes
+	// and compactions. RocksDB and Pebble checkpoints hard-link the table files; LevelDB's are made
+	// with the database closed. Default none.
+	// +optional
+	Reset ResetMode `json:"reset,omitempty"`
 }
 
 // BenchmarkResources are a runner pod's limits; requests equal limits (Guaranteed QoS when cpu is set).

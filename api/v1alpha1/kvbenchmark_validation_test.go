@@ -116,6 +116,21 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("cpu 0", base().CPU("0"), "resources.cpu must be greater than 0"),
 		Entry("negative TTL", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptr.To[int32](-1) }), "spec.cleanup.ttlSecondsAfterFinished"),
 		Entry("name too long for Job names", w.MakeKVBenchmark(strings.Repeat("a", 51), ns), "metadata.name must be at most 50 characters"),
+		Entry("warmup with both duration and ops", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) {
+			s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](10), Duration: &metav1.Duration{Duration: 10e9}}
+		})), "warmup: set exactly one of duration and ops"),
+		Entry("warmup with neither", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{} })), "warmup: set exactly one of duration and ops"),
+		Entry("warmup duration 0", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) {
+			s.Warmup = &kvv1.WarmupSpec{Duration: &metav1.Duration{}}
+		})), "warmup.duration must be positive"),
+		Entry("warmup ops 0", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](0)} })), "warmup.ops"),
+		Entry("warmup on pulse", base().Workloads(wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
+			s.Pulse = &kvv1.PulseSpec{Rounds: 1, Interval: metav1.Duration{Duration: 1e9}}
+			s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](10)}
+		})), "warmup does not apply to pulse"),
+		Entry("settle timeout 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Settle = &kvv1.SettleSpec{} }), "settle.timeout must be positive"),
+		Entry("settle timeout over 24h", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 25 * 3600e9}} }), "settle.timeout must be positive and at most 24h"),
+		Entry("unknown reset mode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = "always" }), "Unsupported value: \"always\""),
 	)
 
 	DescribeTable("accepts valid specs",
@@ -123,6 +138,16 @@ var _ = Describe("KVBenchmark validation", func() {
 			Expect(dryRunCreate(b.Obj())).To(Succeed())
 		},
 		Entry("the default tmpfs spec", base()),
+		Entry("the measurement protocol: warm-ups by ops and by duration, settle, reset perPoint", base().Workloads(
+			wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](1000)} }),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+				s.YCSB = &kvv1.YCSBSpec{Workload: "E"}
+				s.Warmup = &kvv1.WarmupSpec{Duration: &metav1.Duration{Duration: 30e9}}
+			})).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 600e9}}
+			s.Reset = kvv1.ResetPerPoint
+			s.CacheMode = kvv1.CacheCold
+		})),
 		Entry("100Gi on local NVMe, thread sweep 1..64, three engines", base().DatasetSize("100Gi").Memory("16Gi").
 			Storage(kvv1.MediumLocalNVMe, "200Gi", "").EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).
 			Threads(1, 2, 4, 8, 16, 32, 64)),

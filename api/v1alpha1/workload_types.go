@@ -170,7 +170,43 @@ type WorkloadSpec struct {
 	// +kubebuilder:validation:MaxItems=128
 	// +optional
 	DBBenchArgs []string `json:"dbBenchArgs,omitempty"`
+	// Warmup runs the workload for a while before each measured phase and discards what it
+	// measured (not for pulse or dbbench); the result records it in protocol.warmupOps/Seconds.
+	// +optional
+	Warmup *WarmupSpec `json:"warmup,omitempty"`
 }
+
+// WarmupSpec bounds a warm-up by time or by operations (per thread, as num).
+// +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.ops)",message="warmup: set exactly one of duration and ops"
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || duration(self.duration) > duration('0s')",message="warmup.duration must be positive"
+type WarmupSpec struct {
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+	// Ops per thread.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Ops *int64 `json:"ops,omitempty"`
+}
+
+// SettleSpec makes the runner wait, before each measured phase, until the engine's flushes and
+// compactions are idle (as db_bench's waitforcompaction), for at most Timeout.
+type SettleSpec struct {
+	// Timeout bounds each wait; when it is hit the phase is measured anyway and the result says so
+	// (protocol.settleTimedOut).
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('24h')",message="settle.timeout must be positive and at most 24h"
+	Timeout metav1.Duration `json:"timeout"`
+}
+
+// ResetMode says whether sweep points share the database or each starts from the loaded one.
+// +kubebuilder:validation:Enum=none;perPoint
+type ResetMode string
+
+const (
+	// ResetNone: each point runs on the database the previous points left (the default).
+	ResetNone ResetMode = "none"
+	// ResetPerPoint: a checkpoint is taken after the load and restored before every sweep point.
+	ResetPerPoint ResetMode = "perPoint"
+)
 
 // PulseSpec is seed 002's pulse workload: every interval, read Reads random existing keys (sorted
 // first), then write Writes new keys and delete Deletes existing ones; each round's time is reported.
@@ -245,4 +281,10 @@ type RunnerConfig struct {
 	// ReportInterval is the time-series sampling interval (default 1s).
 	// +optional
 	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
+	// Settle waits for idle flushes and compactions before each measured phase.
+	// +optional
+	Settle *SettleSpec `json:"settle,omitempty"`
+	// Reset perPoint restores the post-load checkpoint before each sweep point.
+	// +optional
+	Reset ResetMode `json:"reset,omitempty"`
 }

@@ -57,6 +57,8 @@ func Plan(b *kvv1.KVBenchmark) []Run {
 		if b.Spec.ReportInterval != nil {
 			cfg.ReportInterval = &metav1.Duration{Duration: b.Spec.ReportInterval.Duration}
 		}
+		cfg.Settle = b.Spec.Settle.DeepCopy()
+		cfg.Reset = b.Spec.Reset
 		runs = append(runs, Run{
 			Name:         string(e.Name),
 			JobName:      JobName(b.Name, string(e.Name)),

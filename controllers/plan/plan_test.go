@@ -20,6 +20,7 @@ func TestPlan(t *testing.T) {
 	rocks := kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: ptr.To(resource.MustParse("1Gi"))}}
 	readrandom := kvv1.WorkloadSpec{Name: kvv1.WorkloadReadRandom}
 	fill := kvv1.WorkloadSpec{Name: kvv1.WorkloadFillSeq, Threads: []int32{1}}
+	warm := kvv1.WorkloadSpec{Name: kvv1.WorkloadReadRandom, Warmup: &kvv1.WarmupSpec{Ops: ptr.To[int64](1000)}}
 	base := w.MakeKVBenchmark("b", "ns")
 
 	cfg := func(e kvv1.EngineSpec, ws ...kvv1.WorkloadSpec) kvv1.RunnerConfig {
@@ -58,6 +59,18 @@ func TestPlan(t *testing.T) {
 				Config: func() kvv1.RunnerConfig {
 					c := cfg(kvv1.EngineSpec{Name: kvv1.EngineRocksDB}, readrandom)
 					c.Repeat, c.CacheMode, c.ReportInterval = 3, kvv1.CacheCold, &metav1.Duration{Duration: 5e9}
+					return c
+				}(), DatasetBytes: 64 << 20}},
+		},
+		"settle, reset and warm-ups reach the runner": {
+			in: w.MakeKVBenchmark("b", "ns").Workloads(warm).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+				s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 600e9}}
+				s.Reset = kvv1.ResetPerPoint
+			}).Obj(),
+			want: []Run{{Name: "rocksdb", JobName: "b-rocksdb", Engine: kvv1.EngineSpec{Name: kvv1.EngineRocksDB},
+				Config: func() kvv1.RunnerConfig {
+					c := cfg(kvv1.EngineSpec{Name: kvv1.EngineRocksDB}, warm)
+					c.Settle, c.Reset = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 600e9}}, kvv1.ResetPerPoint
 					return c
 				}(), DatasetBytes: 64 << 20}},
 		},
