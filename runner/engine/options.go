@@ -35,6 +35,10 @@ func CheckExisting(cfg Config) error {
 		return nil
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Path, "CURRENT")); err != nil {
+		// Pebble's checkpoints name the current manifest in a marker file, with no CURRENT.
+		if m, _ := filepath.Glob(filepath.Join(cfg.Path, "marker.manifest.*")); len(m) > 0 {
+			return nil
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("no database at %s (use_existing_db needs one; load it first)", cfg.Path)
 		}

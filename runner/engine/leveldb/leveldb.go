@@ -214,6 +214,8 @@ type DB struct {
 	rawDB  *C.leveldb_t
 	rawRO  *C.leveldb_readoptions_t
 	rawWO  *C.leveldb_writeoptions_t
+	// quiet watches "leveldb.stats" for CompactionIdle (protocol.go).
+	quiet engine.Quiet
 }
 
 // Open opens (creating if allowed) a LevelDB database with the shared options.

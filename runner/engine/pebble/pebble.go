@@ -27,6 +27,8 @@ type DB struct {
 	opts  *pebble.Options
 	wo    *pebble.WriteOptions
 	cache interface{ Unref() }
+	// quiet watches the flush and compaction counters for CompactionIdle (protocol.go).
+	quiet engine.Quiet
 }
 
 // Open opens (creating if allowed) a Pebble database with the shared options.
