@@ -153,6 +153,14 @@ func Validate(cfg *api.RunnerConfig) error {
 			return fmt.Errorf("thread count %d out of range [1, 1024]", t)
 		}
 	}
+	if cfg.Settle != nil && cfg.Settle.Timeout.Duration <= 0 {
+		return fmt.Errorf("settle timeout %s must be positive", cfg.Settle.Timeout.Duration)
+	}
+	switch cfg.Reset {
+	case "", api.ResetNone, api.ResetPerPoint:
+	default:
+		return fmt.Errorf("unknown reset mode %q (none, perPoint)", cfg.Reset)
+	}
 	if len(cfg.Workloads) == 0 {
 		return fmt.Errorf("no workloads (--benchmarks)")
 	}
@@ -179,6 +187,9 @@ func Validate(cfg *api.RunnerConfig) error {
 		}
 		if w.WritesPerSecond != nil && *w.WritesPerSecond < 0 {
 			return fmt.Errorf("workload %s: negative write rate", w.Name)
+		}
+		if err := validateWarmup(w); err != nil {
+			return err
 		}
 		switch w.Name {
 		case api.WorkloadPulse:
@@ -215,4 +226,22 @@ func durationOf(w api.WorkloadSpec) time.Duration {
 		return 0
 	}
 	return w.Duration.Duration
+}
+
+// validateWarmup checks a workload's warm-up: exactly one bound, and a workload it can warm.
+func validateWarmup(w api.WorkloadSpec) error {
+	wu := w.Warmup
+	switch {
+	case wu == nil:
+		return nil
+	case w.Name == api.WorkloadPulse || w.Name == api.WorkloadDBBench:
+		return fmt.Errorf("workload %s: warmup does not apply (pulse rounds are the measurement; db_bench runs its own benchmarks)", w.Name)
+	case (wu.Ops == nil) == (wu.Duration == nil):
+		return fmt.Errorf("workload %s: warmup needs exactly one of ops and duration", w.Name)
+	case wu.Ops != nil && (*wu.Ops < 1 || *wu.Ops > maxKeys):
+		return fmt.Errorf("workload %s: warmup ops %d out of range [1, %d]", w.Name, *wu.Ops, maxKeys)
+	case wu.Duration != nil && wu.Duration.Duration <= 0:
+		return fmt.Errorf("workload %s: warmup duration must be positive", w.Name)
+	}
+	return nil
 }

@@ -104,6 +104,13 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		}
 	}
 	defer closeDB()
+	reopen := func(between func() error) error {
+		closeDB()
+		if err := between(); err != nil {
+			return err
+		}
+		return open()
+	}
 	if !onlyDBBench {
 		if err := open(); err != nil {
 			return fail(err)
@@ -137,6 +144,16 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	pulse := &pulseState{hi: uint64(ds.Num)}
 	if ds.LoadMode == api.LoadNone {
 		pulse.hi = 0
+	}
+	pp := &pointPrep{cfg: &cfg, e: e, db: func() engine.DB { return db }, reopen: reopen}
+	if cfg.Reset == api.ResetPerPoint && !onlyDBBench {
+		cp, err := takeCheckpoint(db, cfg.DBPath, reopen)
+		if err != nil {
+			return fail(fmt.Errorf("reset: checkpoint after the load: %w", err))
+		}
+		defer cp.remove()
+		loaded := *pulse
+		pp.cp, pp.restored = cp, func() { inserted.Store(0); *pulse = loaded }
 	}
 	salt := uint64(0)
 	for it := 0; it < repeat; it++ {
@@ -175,16 +192,18 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 					}
 					break // db_bench's own --threads applies; the sweep does not
 				}
-				if cfg.CacheMode == api.CacheCold {
-					if err := evictPageCache(cfg.DBPath); err != nil {
-						return fail(fmt.Errorf("evicting page cache: %w", err))
-					}
+				prot, err := pp.prepare(ctx, w, func(ww api.WorkloadSpec) (*api.PhaseResult, error) {
+					return e.runWorkload(ctx, db, ww, int(th), it, salt+warmupSalt, zetas, &inserted, pulse)
+				})
+				if err != nil {
+					return fail(err)
 				}
 				before := readUsage()
 				r, err := e.runWorkload(ctx, db, w, int(th), it, salt, zetas, &inserted, pulse)
 				if err != nil {
 					return fail(err)
 				}
+				r.Protocol = withPhase(prot, r.Protocol)
 				r.Usage = readUsage().since(before)
 				res.Phases = append(res.Phases, *r)
 				fmt.Fprintln(o.Stdout, report.Line(r.Workload, &r.PhaseSummary))

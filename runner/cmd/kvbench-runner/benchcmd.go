@@ -53,6 +53,10 @@ type benchFlags struct {
 	ycsbReadPercent, ycsbMaxScan           int
 	repeat                                 int
 	reportInterval                         time.Duration
+	warmupOps                              int64
+	warmupSeconds                          float64
+	settleTimeout                          time.Duration
+	reset                                  string
 }
 
 func benchCmd() *cobra.Command {
@@ -128,6 +132,10 @@ func benchCmd() *cobra.Command {
 	fs.IntVar(&f.ycsbMaxScan, "ycsb_max_scan_length", 100, "ycsb E: maximum scan length")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the benchmark list this many times")
 	fs.DurationVar(&f.reportInterval, "report_interval", time.Second, "throughput time-series interval")
+	fs.Int64Var(&f.warmupOps, "warmup_ops", 0, "run this many operations per thread of each benchmark first and discard them")
+	fs.Float64Var(&f.warmupSeconds, "warmup_seconds", 0, "run each benchmark this many seconds first and discard it")
+	fs.DurationVar(&f.settleTimeout, "settle_timeout", 0, "before each benchmark wait up to this long for idle flushes and compactions (0: do not wait)")
+	fs.StringVar(&f.reset, "reset", "none", "none, or perPoint: restore a checkpoint taken after --load before each benchmark")
 	for _, name := range ignoredFlags {
 		fs.String(name, "", "accepted for db_bench compatibility; not modelled")
 		fs.Lookup(name).NoOptDefVal = "true"
@@ -160,6 +168,14 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 	cfg.CacheMode = api.CacheMode(f.cacheMode)
 	cfg.Repeat = int32(f.repeat)
 	cfg.ReportInterval = &metav1.Duration{Duration: f.reportInterval}
+	cfg.Reset = api.ResetMode(f.reset)
+	if f.settleTimeout != 0 {
+		cfg.Settle = &api.SettleSpec{Timeout: metav1.Duration{Duration: f.settleTimeout}}
+	}
+	warmup, err := f.warmup()
+	if err != nil {
+		return cfg, err
+	}
 	ds := &cfg.Dataset
 	if f.datasetSize != "" {
 		q, err := resource.ParseQuantity(f.datasetSize)
@@ -301,7 +317,26 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 			m := int32(f.ycsbMaxScan)
 			w.YCSB.MaxScanLength = &m
 		}
+		if w.Name != api.WorkloadPulse {
+			w.Warmup = warmup.DeepCopy()
+		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
 	return cfg, nil
+}
+
+// warmup is the --warmup_ops or --warmup_seconds bound, nil when neither is set.
+func (f *benchFlags) warmup() (*api.WarmupSpec, error) {
+	switch {
+	case f.warmupOps < 0 || f.warmupSeconds < 0:
+		return nil, fmt.Errorf("--warmup_ops and --warmup_seconds must not be negative")
+	case f.warmupOps > 0 && f.warmupSeconds > 0:
+		return nil, fmt.Errorf("set --warmup_ops or --warmup_seconds, not both")
+	case f.warmupOps > 0:
+		n := f.warmupOps
+		return &api.WarmupSpec{Ops: &n}, nil
+	case f.warmupSeconds > 0:
+		return &api.WarmupSpec{Duration: &metav1.Duration{Duration: time.Duration(f.warmupSeconds * float64(time.Second))}}, nil
+	}
+	return nil, nil
 }
