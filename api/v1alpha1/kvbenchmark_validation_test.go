@@ -129,7 +129,9 @@ var _ = Describe("KVBenchmark validation", func() {
 			s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](10)}
 		})), "warmup does not apply to pulse"),
 		Entry("settle timeout 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Settle = &kvv1.SettleSpec{} }), "settle.timeout must be positive"),
-		Entry("settle timeout over 24h", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 25 * 3600e9}} }), "settle.timeout must be positive and at most 24h"),
+		Entry("settle timeout over 24h", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 25 * 3600e9}}
+		}), "settle.timeout must be positive and at most 24h"),
 		Entry("unknown reset mode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = "always" }), "Unsupported value: \"always\""),
 	)
 
