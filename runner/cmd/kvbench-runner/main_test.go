@@ -264,3 +264,29 @@ func TestBenchYCSBReadWriteRatioFlag(t *testing.T) {
 		t.Errorf("readPercent and readWriteRatio: exit %d", code)
 	}
 }
+
+// The protocol flags reach every phase's result; contradictory ones fail before anything runs.
+func TestBenchProtocolFlags(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "result.json")
+	args := []string{"bench", "--engine=pebble", "--db=" + filepath.Join(dir, "db"), "--benchmarks=readrandom,readrandom",
+		"--num=500", "--load=bulk", "--warmup_ops=100", "--settle_timeout=1m", "--reset=perPoint", "--json=" + js}
+	if code := run(args, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r api.Result
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Phases) != 2 {
+		t.Fatalf("result %v: %s", err, b)
+	}
+	for _, p := range r.Phases {
+		if pr := p.Protocol; pr == nil || pr.WarmupOps != 100 || pr.SettleSeconds == nil || pr.ResetSeconds == nil || p.Ops != 500 {
+			t.Errorf("%s: %d ops, protocol %+v", p.Workload, p.Ops, pr)
+		}
+	}
+	for _, bad := range [][]string{{"--warmup_ops=1", "--warmup_seconds=1"}, {"--reset=always"}, {"--warmup_ops=-1"}} {
+		if code := run(append(args[:len(args)-4:len(args)-4], bad...), io.Discard, io.Discard); code != 1 {
+			t.Errorf("%v: exit %d", bad, code)
+		}
+	}
+}
