@@ -17,23 +17,24 @@ const DefaultThresholdPercent = 5
 // Change is one metric of one point in both benchmarks.
 type Change struct {
 	// Run is the run name; "a vs b" when two single-run benchmarks of different runs are compared.
-	Run    string
-	Engine api.EngineName
+	Run    string         `json:"run"`
+	Engine api.EngineName `json:"engine"`
 	// Workload is the point's workload; "dbbench:fillseq vs fillseq" when matched without the prefix.
-	Workload string
-	Threads  int32
-	Metric   Metric
-	Old, New api.SampleStats
+	Workload string          `json:"workload"`
+	Threads  int32           `json:"threads"`
+	Metric   Metric          `json:"metric"`
+	Old      api.SampleStats `json:"old"`
+	New      api.SampleStats `json:"new"`
 	// Ratio is new / old of the medians (0 when the old median is 0).
-	Ratio float64
+	Ratio float64 `json:"ratio"`
 	// P is the Mann-Whitney U test's p-value (1 when the test cannot tell, e.g. one repeat each).
-	P float64
+	P float64 `json:"p"`
 	// Significant: P < Alpha.
-	Significant bool
+	Significant bool `json:"significant"`
 	// Regressed: significant, and worse than the threshold (throughput down, latency up).
-	Regressed bool
+	Regressed bool `json:"regressed"`
 	// Warnings are benchmath's, e.g. "need >= 4 samples to detect a difference at alpha level 0.05".
-	Warnings []string
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Label names the point and metric: "rocksdb readrandom threads=4 ops/s".
