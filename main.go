@@ -115,12 +115,13 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		return fmt.Errorf("register metrics: %w", err)
 	}
 	if err := (&controllers.KVBenchmarkReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
-		Clock:    clock.RealClock{},
-		Metrics:  collector,
-		Config:   o.config,
-		Logs:     controllers.ClientsetLogs(clientset),
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock:     clock.RealClock{},
+		Metrics:   collector,
+		Config:    o.config,
+		Logs:      controllers.ClientsetLogs(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}

@@ -198,6 +198,13 @@ func StatusPoints(r *api.RunStatus) []api.PointStats {
 	return out
 }
 
+// FillPoints sets every run's Points (status.runs[].points).
+func FillPoints(runs []api.RunStatus) {
+	for i := range runs {
+		runs[i].Points = StatusPoints(&runs[i])
+	}
+}
+
 // NoisyPoints names the runs' noisy points ("rocksdb readrandom threads=4 (CoV 7.1%)"), for a
 // status condition message.
 func NoisyPoints(runs []api.RunStatus) []string {

@@ -116,6 +116,12 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("cpu 0", base().CPU("0"), "resources.cpu must be greater than 0"),
 		Entry("negative TTL", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptr.To[int32](-1) }), "spec.cleanup.ttlSecondsAfterFinished"),
 		Entry("name too long for Job names", w.MakeKVBenchmark(strings.Repeat("a", 51), ns), "metadata.name must be at most 50 characters"),
+		Entry("baseline with neither name nor configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{} }), "baseline: set exactly one of name (a KVBenchmark) and configMap (a saved result)"),
+		Entry("baseline with both name and configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "a", ConfigMap: "b"} }), "baseline: set exactly one of name"),
+		Entry("baseline naming itself", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "bench"} }), "spec.baseline.name must name another KVBenchmark, not this one"),
+		Entry("baseline threshold above 100%", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", ThresholdPercent: ptr.To[int32](101)}
+		}), "spec.baseline.thresholdPercent"),
 	)
 
 	DescribeTable("accepts valid specs",
@@ -123,6 +129,10 @@ var _ = Describe("KVBenchmark validation", func() {
 			Expect(dryRunCreate(b.Obj())).To(Succeed())
 		},
 		Entry("the default tmpfs spec", base()),
+		Entry("a baseline KVBenchmark with a threshold", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](10)}
+		})),
+		Entry("a baseline in a ConfigMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{ConfigMap: "nightly-baseline"} })),
 		Entry("100Gi on local NVMe, thread sweep 1..64, three engines", base().DatasetSize("100Gi").Memory("16Gi").
 			Storage(kvv1.MediumLocalNVMe, "200Gi", "").EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).
 			Threads(1, 2, 4, 8, 16, 32, 64)),
