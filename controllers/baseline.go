@@ -176,11 +176,11 @@ func verdictFor(b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, base *kvv1.KVBe
 	for i := range st.Runs {
 		newPts = append(newPts, stats.RunPoints(&st.Runs[i])...)
 	}
-	threshold := float64(stats.DefaultThresholdPercent)
+	o := stats.Defaults
 	if ref.ThresholdPercent != nil {
-		threshold = float64(*ref.ThresholdPercent)
+		o.ThresholdPercent = float64(*ref.ThresholdPercent)
 	}
-	c := stats.Compare(oldPts, newPts, threshold)
+	c := stats.Compare(oldPts, newPts, o)
 	if c.Matched == 0 {
 		return unknown(ReasonBaselineMismatch, fmt.Sprintf("baseline %s has no point in common with this benchmark (engine, workload, threads): baseline %s; this %s",
 			name, pointList(oldPts), pointList(newPts)))

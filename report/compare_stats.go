@@ -35,17 +35,16 @@ type StatComparison struct {
 	*stats.Comparison
 }
 
-// CompareStats compares the points of a (old) and b (new); thresholdPercent decides what counts
-// as a regression.
-func CompareStats(a, b *Benchmark, thresholdPercent float64) *StatComparison {
-	return &StatComparison{A: a, B: b, Comparison: stats.Compare(a.Points(), b.Points(), thresholdPercent)}
+// CompareStats compares the points of a (old) and b (new).
+func CompareStats(a, b *Benchmark, o stats.Options) *StatComparison {
+	return &StatComparison{A: a, B: b, Comparison: stats.Compare(a.Points(), b.Points(), o)}
 }
 
 // Tables are one benchstat-style table per metric: A and B as median ± CI, the change of the
 // medians ("~" when not significant) and the p-value with the sample sizes.
 func (c *StatComparison) Tables() []*Table {
 	var out []*Table
-	for _, m := range stats.Metrics {
+	for _, m := range c.Metrics {
 		t := &Table{Title: fmt.Sprintf("%s: A = %s, B = %s", m.Label(), c.A.Title(), c.B.Title()),
 			Headers: []string{"Run", "Workload", "Threads", "A", "B", "delta", "p", "n"}}
 		format := micros
@@ -72,7 +71,7 @@ func (c *StatComparison) Tables() []*Table {
 	}
 	last := out[len(out)-1]
 	last.Notes = append(last.Notes,
-		fmt.Sprintf("median ± half-width of its 95%% interval (CoV); ∞ with fewer than 6 repeats; delta: change of the medians, ~ when p >= %.2f (Mann-Whitney U); ! marks a regression beyond %g%%", stats.Alpha, c.ThresholdPercent))
+		fmt.Sprintf("median ± half-width of its 95%% interval (CoV); ∞ with fewer than 6 repeats; delta: change of the medians, ~ when p >= %g (Mann-Whitney U); ! marks a regression beyond %g%%", c.Alpha, c.ThresholdPercent))
 	for _, s := range c.OnlyOld {
 		last.Notes = append(last.Notes, "only in A: "+s)
 	}
@@ -91,7 +90,7 @@ func (c *StatComparison) Tables() []*Table {
 func (c *StatComparison) fewRepeats() string {
 	for _, ch := range c.Changes {
 		if len(ch.Warnings) > 0 {
-			return "note: " + ch.Warnings[0] + " (spec.repeat)"
+			return "note: " + ch.Warnings[0] + " (spec.repeat); --by-phase shows single runs side by side"
 		}
 	}
 	return ""
@@ -125,6 +124,8 @@ type jsonComparison struct {
 	A                string         `json:"a"`
 	B                string         `json:"b"`
 	ThresholdPercent float64        `json:"thresholdPercent"`
+	Alpha            float64        `json:"alpha"`
+	Metrics          []stats.Metric `json:"metrics"`
 	Regressed        bool           `json:"regressed"`
 	Verdict          string         `json:"verdict"`
 	Regressions      []string       `json:"regressions,omitempty"`
@@ -134,7 +135,7 @@ type jsonComparison struct {
 }
 
 func (c *StatComparison) writeJSON(w io.Writer) error {
-	out := jsonComparison{A: c.A.Title(), B: c.B.Title(), ThresholdPercent: c.ThresholdPercent, Regressed: c.Regressed(),
+	out := jsonComparison{A: c.A.Title(), B: c.B.Title(), ThresholdPercent: c.ThresholdPercent, Alpha: c.Alpha, Metrics: c.Metrics, Regressed: c.Regressed(),
 		Verdict: c.Verdict(), Changes: c.Changes, OnlyA: c.OnlyOld, OnlyB: c.OnlyNew}
 	for _, r := range c.Regressions() {
 		out.Regressions = append(out.Regressions, r.Label())

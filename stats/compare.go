@@ -29,7 +29,7 @@ type Change struct {
 	Ratio float64 `json:"ratio"`
 	// P is the Mann-Whitney U test's p-value (1 when the test cannot tell, e.g. one repeat each).
 	P float64 `json:"p"`
-	// Significant: P < Alpha.
+	// Significant: P < the comparison's alpha.
 	Significant bool `json:"significant"`
 	// Regressed: significant, and worse than the threshold (throughput down, latency up).
 	Regressed bool `json:"regressed"`
@@ -72,6 +72,29 @@ func (c *Change) PointChange() api.PointChange {
 		Old: c.Old.Median, New: c.New.Median, Ratio: c.Ratio, P: &p, Significant: c.Significant, Regressed: c.Regressed}
 }
 
+// Options of a comparison; the zero value is the defaults (5%, alpha 0.05, every metric).
+type Options struct {
+	// ThresholdPercent is how much worse a significant change must be to be a regression.
+	ThresholdPercent float64
+	// Alpha: a change is significant when p < Alpha (default 0.05).
+	Alpha float64
+	// Metrics to compare (default Metrics); a CI gate on a noisy machine may keep to ops/s.
+	Metrics []Metric
+}
+
+// Defaults is the operator's comparison (spec.baseline without a threshold).
+var Defaults = Options{ThresholdPercent: DefaultThresholdPercent, Alpha: Alpha}
+
+func (o Options) withDefaults() Options {
+	if o.Alpha <= 0 {
+		o.Alpha = Alpha
+	}
+	if len(o.Metrics) == 0 {
+		o.Metrics = Metrics
+	}
+	return o
+}
+
 // Comparison is new relative to old, point by point.
 type Comparison struct {
 	// Changes, in old's point order and Metrics order; a metric missing on either side is left out.
@@ -80,15 +103,16 @@ type Comparison struct {
 	Matched int
 	// OnlyOld and OnlyNew name the points without a match.
 	OnlyOld, OnlyNew []string
-	// ThresholdPercent is the regression threshold the verdict used.
-	ThresholdPercent float64
+	// Options the verdict used.
+	Options
 }
 
 // Compare matches the points of two benchmarks by run, workload and threads and tests each metric
 // for a difference. When both sides have a single run, runs match whatever their names (two
 // one-engine benchmarks, or two bare result files). Points left over are then matched without the
 // "dbbench:" prefix, so db_bench's fillseq lines up with the runner's fillseq.
-func Compare(old, new []Point, thresholdPercent float64) *Comparison {
+func Compare(old, new []Point, o Options) *Comparison {
+	o = o.withDefaults()
 	anyRun := len(runs(old)) == 1 && len(runs(new)) == 1
 	key := func(p *Point, tool bool) string {
 		r, w := p.Run, p.Workload
@@ -124,14 +148,14 @@ func Compare(old, new []Point, thresholdPercent float64) *Comparison {
 			}
 		}
 	}
-	c := &Comparison{ThresholdPercent: thresholdPercent}
+	c := &Comparison{Options: o}
 	for i := range old {
 		if match[i] < 0 {
 			c.OnlyOld = append(c.OnlyOld, old[i].Label())
 			continue
 		}
 		c.Matched++
-		c.Changes = append(c.Changes, comparePoint(&old[i], &new[match[i]], thresholdPercent)...)
+		c.Changes = append(c.Changes, comparePoint(&old[i], &new[match[i]], o)...)
 	}
 	for j := range new {
 		if !used[j] {
@@ -151,7 +175,8 @@ func runs(ps []Point) []string {
 	return names
 }
 
-func comparePoint(a, b *Point, thresholdPercent float64) []Change {
+func comparePoint(a, b *Point, o Options) []Change {
+	t := &benchmath.Thresholds{CompareAlpha: o.Alpha}
 	run, workload := a.Run, a.Workload
 	if a.Run != b.Run {
 		run = a.Run + " vs " + b.Run
@@ -160,13 +185,13 @@ func comparePoint(a, b *Point, thresholdPercent float64) []Change {
 		workload = a.Workload + " vs " + b.Workload
 	}
 	var out []Change
-	for _, m := range Metrics {
+	for _, m := range o.Metrics {
 		va, vb := a.Values(m), b.Values(m)
 		if len(va) == 0 || len(vb) == 0 {
 			continue
 		}
-		sa := benchmath.NewSample(append([]float64(nil), va...), thresholds)
-		sb := benchmath.NewSample(append([]float64(nil), vb...), thresholds)
+		sa := benchmath.NewSample(append([]float64(nil), va...), t)
+		sb := benchmath.NewSample(append([]float64(nil), vb...), t)
 		res := benchmath.AssumeNothing.Compare(sa, sb)
 		ch := Change{Run: run, Engine: a.Engine, Workload: workload, Threads: a.Threads, Metric: m,
 			Old: Summarize(va), New: Summarize(vb), P: res.P}
@@ -179,8 +204,8 @@ func comparePoint(a, b *Point, thresholdPercent float64) []Change {
 		if ch.Old.Median != 0 {
 			ch.Ratio = ch.New.Median / ch.Old.Median
 		}
-		ch.Significant = ch.P < Alpha
-		ch.Regressed = ch.Significant && ch.Worse() > thresholdPercent/100
+		ch.Significant = ch.P < o.Alpha
+		ch.Regressed = ch.Significant && ch.Worse() > o.ThresholdPercent/100
 		out = append(out, ch)
 	}
 	return out
@@ -250,8 +275,9 @@ func (c *Comparison) PointChanges(max int) []api.PointChange {
 	return out
 }
 
-// Verdict is one line: "regressed: rocksdb readrandom threads=4 ops/s -23.10% (p=0.008), and 2
-// more" or "no significant regression beyond 5% in 12 points (worst: ...)".
+// Verdict is one line: "regressed: rocksdb readrandom threads=4 ops/s -23.10% (p=0.008, n=5+5),
+// and 2 more" or "no significant regression beyond 5% in 12 point(s) (worst: ...)", the worst
+// being the change furthest in the bad direction, significant or not.
 func (c *Comparison) Verdict() string {
 	if r := c.Regressions(); len(r) > 0 {
 		s := "regressed: " + describe(&r[0])
@@ -261,7 +287,7 @@ func (c *Comparison) Verdict() string {
 		return s
 	}
 	s := fmt.Sprintf("no significant regression beyond %g%% in %d point(s)", c.ThresholdPercent, c.Matched)
-	if w := c.Worst(); w != nil && w.Worse() > 0 {
+	if w := c.Worst(); w != nil {
 		s += " (worst: " + describe(w) + ")"
 	}
 	return s
@@ -269,6 +295,32 @@ func (c *Comparison) Verdict() string {
 
 func describe(c *Change) string {
 	return fmt.Sprintf("%s %+.2f%% (p=%.3f, n=%d+%d)", c.Label(), 100*(c.Ratio-1), c.P, c.Old.N, c.New.N)
+}
+
+// ParseMetrics reads a comma-separated list of metrics: "ops" (or "opsPerSec"), "p50", "p99",
+// "p999" (or their names in status: "p99Micros").
+func ParseMetrics(s string) ([]Metric, error) {
+	var out []Metric
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		var m Metric
+		switch f {
+		case "ops", string(OpsPerSec):
+			m = OpsPerSec
+		case "p50", string(P50Micros):
+			m = P50Micros
+		case "p99", string(P99Micros):
+			m = P99Micros
+		case "p999", "p99.9", string(P999Micros):
+			m = P999Micros
+		default:
+			return nil, fmt.Errorf("unknown metric %q (ops, p50, p99, p999)", f)
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // ParseThreshold reads "5%", "5" or "0.5%" as percent; it must be in [0, 100].

@@ -26,8 +26,6 @@ const (
 	DefaultNoisyCoV = 0.05
 )
 
-var thresholds = &benchmath.Thresholds{CompareAlpha: Alpha}
-
 // Summarize describes one metric over the repeats of one point. With fewer than 6 values a 95%
 // interval for the median is unbounded (benchmath's order statistics); CIConfidence is then 0 and
 // CILow, CIHigh are left at 0.
@@ -35,7 +33,7 @@ func Summarize(values []float64) api.SampleStats {
 	if len(values) == 0 {
 		return api.SampleStats{}
 	}
-	s := benchmath.NewSample(append([]float64(nil), values...), thresholds)
+	s := benchmath.NewSample(append([]float64(nil), values...), &benchmath.Thresholds{CompareAlpha: Alpha})
 	sum := benchmath.AssumeNothing.Summary(s, Confidence)
 	xs := moremath.Sample{Xs: s.Values, Sorted: true}
 	lo, hi := xs.Bounds()

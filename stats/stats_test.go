@@ -154,7 +154,7 @@ func TestCompareSignificance(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cmp := Compare(old, points("pebble", "readrandom", c.new), 2)
+			cmp := Compare(old, points("pebble", "readrandom", c.new), Options{ThresholdPercent: 2})
 			if cmp.Matched != 1 || len(cmp.Changes) != len(Metrics) {
 				t.Fatalf("matched %d, %d changes", cmp.Matched, len(cmp.Changes))
 			}
@@ -183,7 +183,7 @@ func TestCompareSignificance(t *testing.T) {
 func TestCompareThresholdAndVerdict(t *testing.T) {
 	old := points("pebble", "readrandom", []float64{100, 102, 98, 101, 99})
 	slower := points("pebble", "readrandom", []float64{97, 95, 99.5, 96, 94}) // median 96: -4%
-	c := Compare(old, slower, 5)
+	c := Compare(old, slower, Options{ThresholdPercent: 5})
 	if c.Regressed() {
 		t.Errorf("a 4%% drop regressed at a 5%% threshold: %s", c.Verdict())
 	}
@@ -191,7 +191,7 @@ func TestCompareThresholdAndVerdict(t *testing.T) {
 		t.Errorf("verdict %q", got)
 	}
 	// Latency (1e6/ops) rose by 4.17%, ops/s fell by 4%: latency is worse, and ties keep metric order.
-	c = Compare(old, slower, 3)
+	c = Compare(old, slower, Options{ThresholdPercent: 3})
 	if got := c.Verdict(); got != "regressed: pebble readrandom threads=2 p50 (us) +4.17% (p=0.032, n=5+5), and 3 more" {
 		t.Errorf("verdict %q", got)
 	}
@@ -209,7 +209,7 @@ func TestCompareThresholdAndVerdict(t *testing.T) {
 
 // One repeat each can never be significant: benchmath says how many it needs.
 func TestCompareSingleRepeat(t *testing.T) {
-	c := Compare(points("a", "fillseq", []float64{100}), points("b", "fillseq", []float64{50}), 5)
+	c := Compare(points("a", "fillseq", []float64{100}), points("b", "fillseq", []float64{50}), Options{ThresholdPercent: 5})
 	ch := c.Changes[0]
 	if ch.Significant || ch.Regressed || ch.Delta() != "~" || ch.Run != "a vs b" {
 		t.Errorf("%+v", ch)
@@ -226,7 +226,7 @@ func TestCompareMatching(t *testing.T) {
 	old = append(old, points("rocksdb", "dbbench:readseq", []float64{1})...)
 	new := append(points("rocksdb", "fillseq", []float64{1, 2}), points("rocksdb", "readrandom", []float64{1, 2})...)
 	new = append(new, points("rocksdb", "overwrite", []float64{1})...)
-	c := Compare(old, new, 5)
+	c := Compare(old, new, Options{ThresholdPercent: 5})
 	if c.Matched != 2 || c.Changes[0].Workload != "dbbench:fillseq vs fillseq" {
 		t.Errorf("matched %d, first %q", c.Matched, c.Changes[0].Workload)
 	}
@@ -245,5 +245,35 @@ func TestParseThreshold(t *testing.T) {
 		if _, err := ParseThreshold(in); err == nil {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+// Alpha and the metric list narrow the gate: at alpha 0.01 the 5-vs-5 difference with p = 0.0317
+// is not significant, the one with p = 0.0079 is; Metrics keeps to ops/s.
+func TestCompareOptions(t *testing.T) {
+	old := points("pebble", "readrandom", []float64{100, 102, 98, 101, 99})
+	c := Compare(old, points("pebble", "readrandom", []float64{97, 95, 99.5, 96, 94}), Options{ThresholdPercent: 2, Alpha: 0.01, Metrics: []Metric{OpsPerSec}})
+	if len(c.Changes) != 1 || c.Changes[0].Significant || c.Regressed() {
+		t.Errorf("alpha 0.01, p 0.0317: %+v", c.Changes)
+	}
+	c = Compare(old, points("pebble", "readrandom", []float64{50, 51, 49, 52, 48}), Options{ThresholdPercent: 2, Alpha: 0.01, Metrics: []Metric{OpsPerSec}})
+	if len(c.Changes) != 1 || !c.Changes[0].Regressed {
+		t.Errorf("alpha 0.01, p 0.0079: %+v", c.Changes)
+	}
+	if c.Alpha != 0.01 || c.ThresholdPercent != 2 {
+		t.Errorf("options %+v", c.Options)
+	}
+	if d := Compare(old, old, Options{}); d.Alpha != Alpha || len(d.Metrics) != len(Metrics) {
+		t.Errorf("defaults %+v", d.Options)
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	got, err := ParseMetrics("ops, p99,p99Micros,p999")
+	if err != nil || len(got) != 3 || got[0] != OpsPerSec || got[1] != P99Micros || got[2] != P999Micros {
+		t.Errorf("%v %v", got, err)
+	}
+	if _, err := ParseMetrics("ops,p42"); err == nil || err.Error() != `unknown metric "p42" (ops, p50, p99, p999)` {
+		t.Errorf("%v", err)
 	}
 }

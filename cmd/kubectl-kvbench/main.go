@@ -146,7 +146,8 @@ func reportCmd(o *options) *cobra.Command {
 
 func compareCmd(o *options) *cobra.Command {
 	var files []string
-	var format, threshold string
+	var format, threshold, metrics string
+	var alpha float64
 	var failOnRegression, byPhase bool
 	cmd := &cobra.Command{
 		Use:   "compare A B | -f A -f B",
@@ -154,8 +155,9 @@ func compareCmd(o *options) *cobra.Command {
 		Long: `Compare matches the sweep points (run, workload, threads) of A (old) and B (new) and shows, per
 metric (ops/s, p50, p99, p99.9 latency), each side's median ± the half-width of its 95% confidence
 interval (CoV), the change of the medians, and the Mann-Whitney U test's p-value: "~" when the
-difference is not significant (p >= 0.05). A significant change worse than --threshold (throughput
-down or latency up) is a regression, marked "!". With --fail-on-regression the command exits 2
+difference is not significant (p >= --alpha, 0.05). A significant change worse than --threshold
+(throughput down or latency up) is a regression, marked "!"; --metrics limits what is compared
+(e.g. ops on a machine whose tail latency is noise). With --fail-on-regression the command exits 2
 when there is one and names the points, so a nightly CI job can run it as is. The U test needs at
 least 4 repeats a side (spec.repeat) to call any difference significant.
 
@@ -170,6 +172,13 @@ A and B are KVBenchmarks in the cluster, saved files (-f), or one of each (names
 			pct, err := stats.ParseThreshold(threshold)
 			if err != nil {
 				return fmt.Errorf("--threshold: %w", err)
+			}
+			ms, err := stats.ParseMetrics(metrics)
+			if err != nil {
+				return fmt.Errorf("--metrics: %w", err)
+			}
+			if !(alpha > 0 && alpha < 1) {
+				return fmt.Errorf("--alpha %g: want a significance level between 0 and 1, e.g. 0.05", alpha)
 			}
 			if byPhase && (format == "json" || failOnRegression) {
 				return fmt.Errorf("--by-phase prints the phase table only (text or markdown, no gate)")
@@ -189,7 +198,7 @@ A and B are KVBenchmarks in the cluster, saved files (-f), or one of each (names
 			if byPhase {
 				return comparePhases(o.stdout, bs[0], bs[1], format)
 			}
-			c := report.CompareStats(bs[0], bs[1], pct)
+			c := report.CompareStats(bs[0], bs[1], stats.Options{ThresholdPercent: pct, Alpha: alpha, Metrics: ms})
 			if c.Matched == 0 {
 				return fmt.Errorf("%s and %s have no measured points in common (matched by run, workload and threads; db_bench's phases also without their dbbench: prefix)", bs[0].Title(), bs[1].Title())
 			}
@@ -209,6 +218,8 @@ A and B are KVBenchmarks in the cluster, saved files (-f), or one of each (names
 	fileFlag(cmd, &files)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(compareFormats, ", "))
 	cmd.Flags().StringVar(&threshold, "threshold", "5%", "a significant change must be worse than this to be a regression")
+	cmd.Flags().StringVar(&metrics, "metrics", "ops,p50,p99,p999", "metrics to compare and gate on: ops, p50, p99, p999")
+	cmd.Flags().Float64Var(&alpha, "alpha", stats.Alpha, "significance level: a change is significant when the U test's p < alpha")
 	cmd.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "exit 2 when a point regressed (significant and beyond --threshold)")
 	cmd.Flags().BoolVar(&byPhase, "by-phase", false, "print every phase (and the load) side by side, one iteration per row, without statistics")
 	return cmd

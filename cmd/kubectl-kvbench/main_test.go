@@ -175,11 +175,16 @@ func TestCompareFiles(t *testing.T) {
 		"Run      Workload    Threads       A       B  delta      p    n\n",
 		"rocksdb  readrandom        1  206721  195490  ~      1.000  1+1\n",
 		"p99.9 (us): A = default/baseline, B = default/bloom\n",
-		"  note: need >= 4 samples to detect a difference at alpha level 0.05 (spec.repeat)\n",
+		"  note: need >= 4 samples to detect a difference at alpha level 0.05 (spec.repeat); --by-phase shows single runs side by side\n",
 		"  no significant regression beyond 5% in 22 point(s)",
 	)
 	md = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "markdown")
 	contains(t, md, "#### ops/s: A = default/baseline, B = default/bloom\n", "| rocksdb | readrandom | 1 | 206721 | 195490 | ~ | 1.000 | 1+1 |\n")
+	// --metrics keeps one table.
+	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--metrics", "p99")
+	if !strings.HasPrefix(out, "p99 (us): A = default/baseline") || strings.Contains(out, "ops/s: ") {
+		t.Errorf("--metrics p99:\n%s", out)
+	}
 	js := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "json")
 	var got struct {
 		Regressed bool
@@ -268,6 +273,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"compare", "-f", statusOnly}, "compare needs exactly two benchmarks, got 1"},
 		{[]string{"compare", "-f", statusOnly, "--threshold", "5x"}, `--threshold: threshold "5x": want a percentage between 0 and 100, e.g. 5%`},
 		{[]string{"compare", "-f", statusOnly, "--format", "csv"}, `unknown --format "csv" (one of text, markdown, json)`},
+		{[]string{"compare", "-f", statusOnly, "--metrics", "ops,p95"}, `--metrics: unknown metric "p95" (ops, p50, p99, p999)`},
+		{[]string{"compare", "-f", statusOnly, "--alpha", "0"}, `--alpha 0: want a significance level between 0 and 1, e.g. 0.05`},
 		{[]string{"compare", "-f", statusOnly, "-f", filepath.Join(dir, "new.yaml")}, "new has no results"},
 		{[]string{"plot", "-f", statusOnly, "--kind", "histogram", "-o", png}, `unknown --kind "histogram" (one of threads, latency, pulse, timeseries)`},
 		{[]string{"plot", "-f", statusOnly, "-o", filepath.Join(dir, "x.pdf")}, `unknown plot file extension ".pdf" in ` + filepath.Join(dir, "x.pdf") + ": use .png or .svg"},
