@@ -115,13 +115,15 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		return fmt.Errorf("register metrics: %w", err)
 	}
 	if err := (&controllers.KVBenchmarkReconciler{
-		Client:    mgr.GetClient(),
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock:    clock.RealClock{},
+		Metrics:  collector,
+		Config:   o.config,
+		Logs:     controllers.ClientsetLogs(clientset),
+
+		// A baseline ConfigMap is read uncached (spec.baseline).
 		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorderFor("kvbench-operator"),
-		Clock:     clock.RealClock{},
-		Metrics:   collector,
-		Config:    o.config,
-		Logs:      controllers.ClientsetLogs(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}
