@@ -121,6 +121,9 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Metrics:  collector,
 		Config:   o.config,
 		Logs:     controllers.ClientsetLogs(clientset),
+
+		// A baseline ConfigMap is read uncached (spec.baseline).
+		APIReader: mgr.GetAPIReader(),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}

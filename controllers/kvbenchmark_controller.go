@@ -82,6 +82,8 @@ type KVBenchmarkReconciler struct {
 	Config   Config
 	// Logs opens a runner's log to archive its full result; nil turns archiving off.
 	Logs LogOpener
+	// APIReader reads what the manager does not cache (a baseline ConfigMap); nil: the client.
+	APIReader client.Reader
 
 	// created remembers Jobs this process created until the cache shows them, so the concurrency
 	// limit also counts Jobs the informer has not delivered yet.
@@ -256,6 +258,7 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 
 	// Write status once.
 	newStatus := aggregate(&b, statuses, now)
+	want(r.compareBaseline(ctx, &b, &newStatus, now))
 	if !apiequality.Semantic.DeepEqual(b.Status, newStatus) {
 		old := b.DeepCopy()
 		b.Status = newStatus
@@ -266,6 +269,7 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			return ctrl.Result{}, err
 		}
 		r.emitTransitions(old, &b)
+		r.emitBaseline(old, &b)
 	}
 	r.Metrics.Set(&b)
 	log.V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", requeue)

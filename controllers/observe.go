@@ -16,6 +16,7 @@ import (
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/stats"
 )
 
 // Container waiting reasons that mean the image will not arrive (no registry is reachable, so a
@@ -213,6 +214,7 @@ func datasetColumn(d kvv1.DatasetSpec) string {
 // once every run has finished; it is never Succeeded with a failed run.
 func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.KVBenchmarkStatus {
 	prev := b.Status
+	stats.FillPoints(runs) // status.runs[].points: median, CI and CoV over the repeats
 	st := kvv1.KVBenchmarkStatus{
 		ObservedGeneration: b.Generation,
 		Conditions:         append([]metav1.Condition(nil), prev.Conditions...),
@@ -301,6 +303,9 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 		set(kvv1.ConditionSucceeded, true, "AllRunsSucceeded", fmt.Sprintf("all %d run(s) succeeded", len(runs)))
 	} else {
 		set(kvv1.ConditionSucceeded, false, string(st.Phase), fmt.Sprintf("%d of %d run(s) succeeded", succeeded, len(runs)))
+	}
+	if c := noisyCondition(runs); c != nil {
+		set(c.Type, c.Status == metav1.ConditionTrue, c.Reason, c.Message)
 	}
 	st.Headline = headline(runs)
 	return st

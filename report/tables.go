@@ -82,7 +82,7 @@ func Tables(b *Benchmark, kind string) ([]*Table, error) {
 	pulse := slices.ContainsFunc(phases, func(p Phase) bool { return isPulse(&p) })
 	switch kind {
 	case "threads":
-		return []*Table{ThreadsTable(b)}, nil
+		return withRepeats([]*Table{ThreadsTable(b)}, b), nil
 	case "ycsb":
 		if !ycsb {
 			return nil, fmt.Errorf("%s has no ycsb phases", b.Title())
@@ -101,9 +101,17 @@ func Tables(b *Benchmark, kind string) ([]*Table, error) {
 		if pulse {
 			out = append(out, PulseTable(b))
 		}
-		return out, nil
+		return withRepeats(out, b), nil
 	}
 	return nil, fmt.Errorf("unknown table %q (one of %s)", kind, strings.Join(TableKinds, ", "))
+}
+
+// withRepeats adds the repeats table when the benchmark repeated its points.
+func withRepeats(ts []*Table, b *Benchmark) []*Table {
+	if t := RepeatsTable(b); t != nil {
+		ts = append(ts, t)
+	}
+	return ts
 }
 
 func orPending(p api.BenchmarkPhase) api.BenchmarkPhase {

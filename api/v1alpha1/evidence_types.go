@@ -250,6 +250,10 @@ type SampleStats struct {
 	// CILow and CIHigh bound the median with 95% confidence (benchmath's order-statistics interval).
 	CILow  float64 `json:"ciLow"`
 	CIHigh float64 `json:"ciHigh"`
+	// CIConfidence is the interval's actual confidence level (at least 0.95); 0 when there are
+	// too few repeats for a finite 95% interval (fewer than 6), and CILow, CIHigh are then 0.
+	// +optional
+	CIConfidence float64 `json:"ciConfidence,omitempty"`
 }
 
 // PointStats is one sweep point (engine x workload x threads) over its repeats.

@@ -51,6 +51,12 @@ const (
 	ConditionSucceeded = "Succeeded"
 	// ConditionFailed is True as soon as one run failed; the benchmark ends Failed.
 	ConditionFailed = "Failed"
+	// ConditionRegressed is the verdict against spec.baseline once the benchmark has ended: True
+	// with the worst regressed point, False when no point regressed, Unknown when there is no
+	// comparison (baseline missing, not finished, different dataset or workloads).
+	ConditionRegressed = "Regressed"
+	// ConditionNoisy is True when a repeated point's ops/s vary more than 5% (CoV) over its repeats.
+	ConditionNoisy = "Noisy"
 )
 
 // Run failure (and waiting) reasons, in status.runs[*].reason.
@@ -181,6 +187,11 @@ type KVBenchmarkSpec struct {
 	// with the database closed. Default none.
 	// +optional
 	Reset ResetMode `json:"reset,omitempty"`
+	// Baseline is what this benchmark is compared with when it ends: an earlier KVBenchmark of the
+	// namespace or a saved one in a ConfigMap. The verdict is status.baseline and the Regressed
+	// condition, with the same statistics as `kubectl kvbench compare --fail-on-regression`.
+	// +optional
+	Baseline *BaselineRef `json:"baseline,omitempty"`
 }
 
 // BenchmarkResources are a runner pod's limits; requests equal limits (Guaranteed QoS when cpu is set).
@@ -387,6 +398,7 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.resources.memory`,priority=1
 // +kubebuilder:printcolumn:name="Cache",type=string,JSONPath=`.spec.cacheMode`,priority=1
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name must be at most 50 characters (it prefixes Job names and label values)"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.baseline) || !has(self.spec.baseline.name) || self.spec.baseline.name != self.metadata.name",message="spec.baseline.name must name another KVBenchmark, not this one"
 type KVBenchmark struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -133,6 +133,12 @@ var _ = Describe("KVBenchmark validation", func() {
 			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 25 * 3600e9}}
 		}), "settle.timeout must be positive and at most 24h"),
 		Entry("unknown reset mode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = "always" }), "Unsupported value: \"always\""),
+		Entry("baseline with neither name nor configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{} }), "baseline: set exactly one of name (a KVBenchmark) and configMap (a saved result)"),
+		Entry("baseline with both name and configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "a", ConfigMap: "b"} }), "baseline: set exactly one of name"),
+		Entry("baseline naming itself", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "bench"} }), "spec.baseline.name must name another KVBenchmark, not this one"),
+		Entry("baseline threshold above 100%", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", ThresholdPercent: ptr.To[int32](101)}
+		}), "spec.baseline.thresholdPercent"),
 	)
 
 	DescribeTable("accepts valid specs",
@@ -150,6 +156,10 @@ var _ = Describe("KVBenchmark validation", func() {
 			s.Reset = kvv1.ResetPerPoint
 			s.CacheMode = kvv1.CacheCold
 		})),
+		Entry("a baseline KVBenchmark with a threshold", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](10)}
+		})),
+		Entry("a baseline in a ConfigMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{ConfigMap: "nightly-baseline"} })),
 		Entry("100Gi on local NVMe, thread sweep 1..64, three engines", base().DatasetSize("100Gi").Memory("16Gi").
 			Storage(kvv1.MediumLocalNVMe, "200Gi", "").EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).
 			Threads(1, 2, 4, 8, 16, 32, 64)),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -144,7 +145,7 @@ func TestResultsStayInTheirDirectory(t *testing.T) {
 	for _, run := range []string{"leveldb", "rocksdb"} {
 		copyFile(t, td("baseline-"+run+".result.json"), filepath.Join(full, "baseline-"+run+".result.json"))
 	}
-	out := mustRun(t, "compare", "-f", statusOnly, "-f", full)
+	out := mustRun(t, "compare", "-f", statusOnly, "-f", full, "--by-phase")
 	if n := strings.Count(out, "\n"); n != 27 { // title, header, 24 phases, the legend: all matched
 		t.Errorf("%d lines:\n%s", n, out)
 	}
@@ -155,17 +156,50 @@ func TestResultsStayInTheirDirectory(t *testing.T) {
 }
 
 func TestCompareFiles(t *testing.T) {
-	out := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"))
+	out := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--by-phase")
 	contains(t, out,
 		"Comparison: A = default/baseline, B = default/bloom\n",
 		"Run      Workload    Threads  ops/s A  ops/s B  change  p99 A (us)  p99 B (us)   change\n",
 		"rocksdb  readrandom        1   206721   195490   -5.4%        16.1        13.3   -17.3%\n",
 	)
-	md := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "markdown")
+	md := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "markdown", "--by-phase")
 	contains(t, md, "| rocksdb | readrandom | 1 | 206721 | 195490 | -5.4% | 16.1 | 13.3 | -17.3% |\n")
 	// Two bare results of different engines compare engine against engine.
-	out = mustRun(t, "compare", "-f", td("baseline-leveldb.result.json"), "-f", td("baseline-rocksdb.result.json"))
+	out = mustRun(t, "compare", "-f", td("baseline-leveldb.result.json"), "-f", td("baseline-rocksdb.result.json"), "--by-phase")
 	contains(t, out, "leveldb vs rocksdb  readrandom        2   395516   199836  -49.5%        7.71        18.0  +133.3%\n")
+
+	// Statistics: one repeat a side can never be a significant difference, so no gate fires.
+	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--fail-on-regression")
+	contains(t, out,
+		"ops/s: A = default/baseline, B = default/bloom\n",
+		"Run      Workload    Threads       A       B  delta      p    n\n",
+		"rocksdb  readrandom        1  206721  195490  ~      1.000  1+1\n",
+		"p99.9 (us): A = default/baseline, B = default/bloom\n",
+		"  note: need >= 4 samples to detect a difference at alpha level 0.05 (spec.repeat); --by-phase shows single runs side by side\n",
+		"  no significant regression beyond 5% in 22 point(s)",
+	)
+	md = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "markdown")
+	contains(t, md, "#### ops/s: A = default/baseline, B = default/bloom\n", "| rocksdb | readrandom | 1 | 206721 | 195490 | ~ | 1.000 | 1+1 |\n")
+	// --metrics keeps one table.
+	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--metrics", "p99")
+	if !strings.HasPrefix(out, "p99 (us): A = default/baseline") || strings.Contains(out, "ops/s: ") {
+		t.Errorf("--metrics p99:\n%s", out)
+	}
+	js := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "json")
+	var got struct {
+		Regressed bool
+		Changes   []struct {
+			Run, Workload, Metric string
+			Threads               int32
+			Old, New              struct{ Median float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &got); err != nil {
+		t.Fatalf("json: %v\n%s", err, js)
+	}
+	if got.Regressed || len(got.Changes) != 4*22 || got.Changes[0].Metric != "opsPerSec" || got.Changes[0].Old.Median == 0 {
+		t.Errorf("json: regressed %v, %d changes, first %+v", got.Regressed, len(got.Changes), got.Changes[0])
+	}
 }
 
 func TestPlotCommand(t *testing.T) {
@@ -237,6 +271,10 @@ func TestErrors(t *testing.T) {
 		{[]string{"report", "-f", statusOnly, "--table", "pulse", "-f", filepath.Join(dir, "new.yaml")}, "new has no results (phase Pending)"},
 		{[]string{"report", "--kubeconfig", filepath.Join(dir, "no-kubeconfig"), "demo"}, "kubeconfig: stat " + filepath.Join(dir, "no-kubeconfig") + ": no such file or directory"},
 		{[]string{"compare", "-f", statusOnly}, "compare needs exactly two benchmarks, got 1"},
+		{[]string{"compare", "-f", statusOnly, "--threshold", "5x"}, `--threshold: threshold "5x": want a percentage between 0 and 100, e.g. 5%`},
+		{[]string{"compare", "-f", statusOnly, "--format", "csv"}, `unknown --format "csv" (one of text, markdown, json)`},
+		{[]string{"compare", "-f", statusOnly, "--metrics", "ops,p95"}, `--metrics: unknown metric "p95" (ops, p50, p99, p999)`},
+		{[]string{"compare", "-f", statusOnly, "--alpha", "0"}, `--alpha 0: want a significance level between 0 and 1, e.g. 0.05`},
 		{[]string{"compare", "-f", statusOnly, "-f", filepath.Join(dir, "new.yaml")}, "new has no results"},
 		{[]string{"plot", "-f", statusOnly, "--kind", "histogram", "-o", png}, `unknown --kind "histogram" (one of threads, latency, pulse, timeseries)`},
 		{[]string{"plot", "-f", statusOnly, "-o", filepath.Join(dir, "x.pdf")}, `unknown plot file extension ".pdf" in ` + filepath.Join(dir, "x.pdf") + ": use .png or .svg"},
@@ -290,7 +328,7 @@ func TestSaveLayoutRoundTrip(t *testing.T) {
 		t.Fatalf("read back %d benchmarks", len(back))
 	}
 	for run, r := range back[0].Results {
-		if r.SchemaVersion != api.ResultSchemaVersion || len(r.Phases) != 11 || string(r.Engine) != run {
+		if !api.KnownResultSchema(r.SchemaVersion) || len(r.Phases) != 11 || string(r.Engine) != run {
 			t.Errorf("run %s: %s, %d phases", run, r.Engine, len(r.Phases))
 		}
 	}

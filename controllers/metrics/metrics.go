@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,6 +49,10 @@ var (
 		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
 	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
 		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
+	// One series per change in status.baseline.changes (at most 64 per benchmark).
+	descChange = prometheus.NewDesc("kvbench_result_change_ratio",
+		"A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.",
+		[]string{"namespace", "benchmark", "baseline", "engine", "workload", "threads", "metric", "regressed"}, nil)
 )
 
 var benchPhases = []kvv1.BenchmarkPhase{kvv1.PhasePending, kvv1.PhaseRunning, kvv1.PhaseSucceeded, kvv1.PhaseFailed}
@@ -85,7 +90,7 @@ func (c *Collector) Register(reg prometheus.Registerer) error {
 // Describe sends the fixed descriptors; the counter registers itself separately.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOps, descBytes, descLatency, descOpLatency, descDuration, descOpsCount, descFound,
-		descWriteRate, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart} {
+		descWriteRate, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart, descChange} {
 		ch <- d
 	}
 }
@@ -184,6 +189,16 @@ func build(b *kvv1.KVBenchmark) []prometheus.Metric {
 				}{{"0.5", lat.P50}, {"0.99", lat.P99}, {"0.999", lat.P999}, {"1", lat.Max}} {
 					add(descLatency, q.v/1e6, append(append([]string{}, l...), q.q)...)
 				}
+			}
+		}
+	}
+	if bl := b.Status.Baseline; bl != nil {
+		seen := map[string]bool{} // a workload listed twice would repeat a label set
+		for _, c := range bl.Changes {
+			l := []string{b.Namespace, b.Name, bl.Baseline, string(c.Engine), c.Workload, strconv.Itoa(int(c.Threads)), c.Metric, strconv.FormatBool(c.Regressed)}
+			if k := strings.Join(l[:7], "/"); !seen[k] {
+				seen[k] = true
+				add(descChange, c.Ratio, l...)
 			}
 		}
 	}

@@ -99,3 +99,31 @@ func TestMetricNames(t *testing.T) {
 		}
 	}
 }
+
+// status.baseline's changes become kvbench_result_change_ratio, one series per point and metric.
+func TestChangeRatio(t *testing.T) {
+	c := NewCollector()
+	reg := prometheus.NewPedanticRegistry()
+	if err := c.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	b := bench()
+	c.Set(b) // no baseline: no series
+	if n, err := testutil.GatherAndCount(reg, "kvbench_result_change_ratio"); err != nil || n != 0 {
+		t.Errorf("without a baseline: %d series (err %v)", n, err)
+	}
+	b.Status.Baseline = &kvv1.BaselineComparison{Baseline: "kvbenchmark/nightly-1", Changes: []kvv1.PointChange{
+		{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 2, Metric: "opsPerSec", Old: 100, New: 50, Ratio: 0.5, Significant: true, Regressed: true},
+		{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 2, Metric: "p99Micros", Old: 10, New: 11, Ratio: 1.1},
+	}}
+	c.Set(b)
+	l := `baseline="kvbenchmark/nightly-1",benchmark="b",engine="pebble"`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP kvbench_result_change_ratio A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.
+# TYPE kvbench_result_change_ratio gauge
+kvbench_result_change_ratio{`+l+`,metric="opsPerSec",namespace="ns",regressed="true",threads="2",workload="readrandom"} 0.5
+kvbench_result_change_ratio{`+l+`,metric="p99Micros",namespace="ns",regressed="false",threads="2",workload="readrandom"} 1.1
+`), "kvbench_result_change_ratio"); err != nil {
+		t.Error(err)
+	}
+}

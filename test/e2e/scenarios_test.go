@@ -331,6 +331,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectMeasurementProtocol(ns)
 	})
 
+	It("compares with spec.baseline: Regressed=True against a faster run, False against a slower one, the change ratio in Prometheus", func() {
+		baselineScenario(ns)
+	})
+
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())

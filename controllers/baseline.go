@@ -1,0 +1,271 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/yaml"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/stats"
+)
+
+// A benchmark with spec.baseline is compared with it once both have ended, with the statistics
+// and verdict of `kubectl kvbench compare --fail-on-regression` (package stats). The verdict is
+// final once made; a baseline that cannot be compared yet (not finished) is looked at again.
+
+// Event reasons of the baseline comparison.
+const (
+	EventRegressed        = "Regressed"
+	EventNoRegression     = "NoRegression"
+	EventBaselineUnusable = "BaselineUnusable"
+)
+
+// Regressed condition reasons.
+const (
+	ReasonRegression          = "Regression"
+	ReasonNoRegression        = "NoRegression"
+	ReasonBaselineNotFound    = "BaselineNotFound"
+	ReasonBaselineNotFinished = "BaselineNotFinished"
+	ReasonBaselineFailed      = "BaselineFailed"
+	ReasonBaselineInvalid     = "BaselineInvalid"
+	ReasonBaselineMismatch    = "BaselineMismatch"
+	ReasonBenchmarkFailed     = "BenchmarkFailed"
+)
+
+// BaselineConfigMapKey is the key of a saved benchmark (`kubectl kvbench save`'s NAME.yaml) in a
+// baseline ConfigMap.
+const BaselineConfigMapKey = "benchmark.yaml"
+
+// baselineRetry is how often a benchmark whose baseline is still running looks again.
+const baselineRetry = 30 * time.Second
+
+// maxBaselineChanges bounds status.baseline.changes (the CRD's MaxItems).
+const maxBaselineChanges = 64
+
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
+
+// compareBaseline fills st.Baseline and the Regressed condition of an ended benchmark with a
+// spec.baseline, and returns when to look again (0: no need).
+func (r *KVBenchmarkReconciler) compareBaseline(ctx context.Context, b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, now time.Time) time.Duration {
+	ref := b.Spec.Baseline
+	if ref == nil || (st.Phase != kvv1.PhaseSucceeded && st.Phase != kvv1.PhaseFailed) {
+		return 0
+	}
+	if prev := b.Status.Baseline; prev != nil && prev.Error == "" {
+		st.Baseline = prev // the verdict is final
+		return 0
+	}
+	base, unusable, err := r.loadBaseline(ctx, b.Namespace, ref)
+	if err != nil {
+		logf.FromContext(ctx).Info("cannot read the baseline yet", "error", err.Error())
+		return baselineRetry
+	}
+	v := verdictFor(b, st, base, unusable, ref, now)
+	st.Baseline = v.comparison
+	setCondition(st, b.Generation, now, kvv1.ConditionRegressed, v.status, v.reason, v.message)
+	if v.reason == ReasonBaselineNotFinished {
+		return baselineRetry
+	}
+	return 0
+}
+
+// unusable says why a baseline cannot be read.
+type unusable struct{ reason, message string }
+
+// loadBaseline reads the baseline benchmark: a KVBenchmark of the namespace or a saved one in a
+// ConfigMap. A baseline that is missing or not a benchmark is unusable, not an error.
+func (r *KVBenchmarkReconciler) loadBaseline(ctx context.Context, ns string, ref *kvv1.BaselineRef) (*kvv1.KVBenchmark, *unusable, error) {
+	if ref.Name != "" {
+		var base kvv1.KVBenchmark
+		err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &base)
+		if apierrors.IsNotFound(err) {
+			return nil, &unusable{ReasonBaselineNotFound, fmt.Sprintf("KVBenchmark %s not found in namespace %s", ref.Name, ns)}, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return &base, nil, nil
+	}
+	// ConfigMaps are read from the API server: caching every ConfigMap of the cluster for this
+	// one read would cost more than the read.
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	var cm corev1.ConfigMap
+	err := reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.ConfigMap}, &cm)
+	if apierrors.IsNotFound(err) {
+		return nil, &unusable{ReasonBaselineNotFound, fmt.Sprintf("ConfigMap %s not found in namespace %s", ref.ConfigMap, ns)}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	base, err := savedBenchmark(&cm)
+	if err != nil {
+		return nil, &unusable{ReasonBaselineInvalid, fmt.Sprintf("ConfigMap %s: %v", ref.ConfigMap, err)}, nil
+	}
+	return base, nil, nil
+}
+
+// savedBenchmark parses the KVBenchmark saved under BaselineConfigMapKey.
+func savedBenchmark(cm *corev1.ConfigMap) (*kvv1.KVBenchmark, error) {
+	text, ok := cm.Data[BaselineConfigMapKey]
+	if !ok {
+		return nil, fmt.Errorf("no key %s (create it with: kubectl create configmap %s --from-file=%s=saved/NAME.yaml)", BaselineConfigMapKey, cm.Name, BaselineConfigMapKey)
+	}
+	var base kvv1.KVBenchmark
+	if err := yaml.UnmarshalStrict([]byte(text), &base); err != nil {
+		return nil, fmt.Errorf("%s is not a KVBenchmark: %v", BaselineConfigMapKey, err)
+	}
+	if base.Kind != "" && base.Kind != "KVBenchmark" {
+		return nil, fmt.Errorf("%s holds a %s, not a KVBenchmark", BaselineConfigMapKey, base.Kind)
+	}
+	return &base, nil
+}
+
+// verdict is what compareBaseline writes.
+type verdict struct {
+	comparison *kvv1.BaselineComparison
+	status     metav1.ConditionStatus
+	reason     string
+	message    string
+}
+
+// verdictFor compares the ended benchmark (status st) with base; u says why base could not be
+// read, when it could not.
+func verdictFor(b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, base *kvv1.KVBenchmark, u *unusable, ref *kvv1.BaselineRef, now time.Time) verdict {
+	name := "kvbenchmark/" + ref.Name
+	if ref.ConfigMap != "" {
+		name = "configmap/" + ref.ConfigMap
+	}
+	unknown := func(reason, msg string) verdict {
+		return verdict{comparison: &kvv1.BaselineComparison{Baseline: name, Error: truncate(msg)},
+			status: metav1.ConditionUnknown, reason: reason, message: msg}
+	}
+	if u != nil {
+		return unknown(u.reason, "baseline "+name+": "+u.message)
+	}
+	switch base.Status.Phase {
+	case kvv1.PhaseSucceeded:
+	case kvv1.PhaseFailed:
+		return unknown(ReasonBaselineFailed, fmt.Sprintf("baseline %s failed; a failed benchmark is no baseline", name))
+	default:
+		return unknown(ReasonBaselineNotFinished, fmt.Sprintf("baseline %s is %s; compared once it has finished", name, orPending(base.Status.Phase)))
+	}
+	if st.Phase != kvv1.PhaseSucceeded {
+		return unknown(ReasonBenchmarkFailed, "this benchmark failed; its results are incomplete, so it is not compared with baseline "+name)
+	}
+	if !apiequality.Semantic.DeepEqual(b.Spec.Dataset, base.Spec.Dataset) {
+		return unknown(ReasonBaselineMismatch, fmt.Sprintf("baseline %s has a different dataset (%s, this one %s): its numbers are not comparable",
+			name, datasetText(base.Spec.Dataset), datasetText(b.Spec.Dataset)))
+	}
+	var oldPts, newPts []stats.Point
+	for i := range base.Status.Runs {
+		oldPts = append(oldPts, stats.RunPoints(&base.Status.Runs[i])...)
+	}
+	for i := range st.Runs {
+		newPts = append(newPts, stats.RunPoints(&st.Runs[i])...)
+	}
+	o := stats.Defaults
+	if ref.ThresholdPercent != nil {
+		o.ThresholdPercent = float64(*ref.ThresholdPercent)
+	}
+	c := stats.Compare(oldPts, newPts, o)
+	if c.Matched == 0 {
+		return unknown(ReasonBaselineMismatch, fmt.Sprintf("baseline %s has no point in common with this benchmark (engine, workload, threads): baseline %s; this %s",
+			name, pointList(oldPts), pointList(newPts)))
+	}
+	msg := c.Verdict()
+	if n := len(c.OnlyOld) + len(c.OnlyNew); n > 0 {
+		msg += fmt.Sprintf("; %d point(s) only in the baseline, %d only in this benchmark", len(c.OnlyOld), len(c.OnlyNew))
+	}
+	v := verdict{comparison: &kvv1.BaselineComparison{Baseline: name, ComparedAt: &metav1.Time{Time: now}, Changes: c.PointChanges(maxBaselineChanges)},
+		status: metav1.ConditionFalse, reason: ReasonNoRegression, message: "against " + name + ": " + msg}
+	if c.Regressed() {
+		v.status, v.reason = metav1.ConditionTrue, ReasonRegression
+	}
+	return v
+}
+
+func pointList(ps []stats.Point) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	var out []string
+	for i := range ps {
+		out = append(out, ps[i].Label())
+		if i == 4 && len(ps) > 5 {
+			out = append(out, fmt.Sprintf("and %d more", len(ps)-5))
+			break
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func datasetText(d kvv1.DatasetSpec) string {
+	data, err := yaml.Marshal(d)
+	if err != nil {
+		return datasetColumn(d)
+	}
+	return strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", ", ")
+}
+
+func orPending(p kvv1.BenchmarkPhase) kvv1.BenchmarkPhase {
+	if p == "" {
+		return kvv1.PhasePending
+	}
+	return p
+}
+
+func setCondition(st *kvv1.KVBenchmarkStatus, generation int64, now time.Time, t string, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason, Message: truncate(msg),
+		ObservedGeneration: generation, LastTransitionTime: metav1.Time{Time: now}})
+}
+
+// noisyCondition is the Noisy condition for benchmarks with repeats: True names the points whose
+// ops/s vary more than 5% (CoV) over their repeats. Nil without repeats.
+func noisyCondition(runs []kvv1.RunStatus) *metav1.Condition {
+	repeated := false
+	for _, r := range runs {
+		repeated = repeated || len(r.Points) > 0
+	}
+	if !repeated {
+		return nil
+	}
+	noisy := stats.NoisyPoints(runs)
+	if len(noisy) == 0 {
+		return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionFalse, Reason: "Steady",
+			Message: fmt.Sprintf("every repeated point's ops/s vary by at most %g%% (CoV)", 100*stats.DefaultNoisyCoV)}
+	}
+	return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: "NoisyPoints",
+		Message: fmt.Sprintf("ops/s vary by more than %g%% (CoV) over the repeats of: %s", 100*stats.DefaultNoisyCoV, strings.Join(noisy, ", "))}
+}
+
+// emitBaseline records an event when the Regressed condition changes.
+func (r *KVBenchmarkReconciler) emitBaseline(old, b *kvv1.KVBenchmark) {
+	c := meta.FindStatusCondition(b.Status.Conditions, kvv1.ConditionRegressed)
+	if c == nil {
+		return
+	}
+	if p := meta.FindStatusCondition(old.Status.Conditions, kvv1.ConditionRegressed); p != nil && p.Status == c.Status && p.Reason == c.Reason {
+		return
+	}
+	switch c.Status {
+	case metav1.ConditionTrue:
+		r.Recorder.Event(b, corev1.EventTypeWarning, EventRegressed, c.Message)
+	case metav1.ConditionFalse:
+		r.Recorder.Event(b, corev1.EventTypeNormal, EventNoRegression, c.Message)
+	default:
+		r.Recorder.Event(b, corev1.EventTypeWarning, EventBaselineUnusable, c.Message)
+	}
+}
