@@ -58,6 +58,78 @@ func TestRunWritesResultAndSummary(t *testing.T) {
 	if !strings.HasSuffix(stdout.String(), "\n") || !strings.HasPrefix(lastLine(stdout.String()), api.ResultLogPrefix) {
 		t.Errorf("the result line is not the last stdout line:\n%s", stdout.String())
 	}
+	// Each finished phase was streamed as its own line, identical to the final result's phase.
+	lines := phaseLines(t, stdout.String())
+	if len(lines) != 1+len(r.Phases) || !reflect.DeepEqual(lines[0], *r.Load) {
+		t.Fatalf("%d phase lines, want the load and %d phases", len(lines), len(r.Phases))
+	}
+	for i, p := range lines[1:] {
+		if p.Index != int32(i) || !reflect.DeepEqual(p, r.Phases[i]) {
+			t.Errorf("phase line %d (index %d) differs from the result's phase", i, p.Index)
+		}
+	}
+}
+
+// phaseLines decodes the stdout lines that start with api.ResultPhaseLogPrefix.
+func phaseLines(t *testing.T, stdout string) []api.PhaseResult {
+	t.Helper()
+	var out []api.PhaseResult
+	for _, l := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(l, api.ResultPhaseLogPrefix) {
+			continue
+		}
+		var p api.PhaseResult
+		dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(l, api.ResultPhaseLogPrefix)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("phase line: %v\n%s", err, l)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// While a run is still going, its finished phases are already in the log and in the termination
+// message: a run killed now (SIGKILL on OOM leaves no time to write anything) keeps them.
+func TestRunStreamsFinishedPhases(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"engine":{"name":"pebble"},"dataset":{"num":300,"loadMode":"none"},"threads":[1],
+		"workloads":[{"name":"fillseq"},{"name":"readrandom","threads":[1,2]},{"name":"readrandom","duration":"5m"}],"dbPath":"` + filepath.Join(dir, "db") + `"}`
+	sum := filepath.Join(dir, "summary")
+	out := &watchWriter{want: api.ResultPhaseLogPrefix + `{"index":2,`, seen: make(chan struct{})}
+	type snapshot struct {
+		phases []api.PhaseResult
+		sum    api.Summary
+		err    error
+	}
+	got := make(chan snapshot, 1)
+	go func() {
+		<-out.seen
+		// The third phase line is out; the fourth phase runs for minutes.
+		var s snapshot
+		s.phases = phaseLines(t, out.String())
+		b, err := os.ReadFile(sum)
+		if s.err = err; err == nil {
+			s.err = json.Unmarshal(b, &s.sum)
+		}
+		got <- s
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	code := run([]string{"run", "--config-json=" + cfg, "--summary-file=" + sum}, out, io.Discard)
+	s := <-got
+	if code != 1 || s.err != nil {
+		t.Fatalf("exit %d, summary: %v", code, s.err)
+	}
+	var idx []int32
+	for _, p := range s.phases {
+		idx = append(idx, p.Index)
+	}
+	if !reflect.DeepEqual(idx, []int32{0, 1, 2}) || s.phases[1].Workload != "readrandom" || s.phases[2].Threads != 2 {
+		t.Errorf("phase lines mid-run: indexes %v", idx)
+	}
+	if len(s.sum.Phases) != 3 || s.sum.Phases[2].Index != 2 || s.sum.Phases[2].Threads != 2 || s.sum.EngineVersion == "" {
+		t.Errorf("termination message mid-run: %+v", s.sum)
+	}
 }
 
 // resultLine returns the Result of the one stdout line that starts with api.ResultLogPrefix.
@@ -204,9 +276,14 @@ func TestBenchPrintsNoResultLine(t *testing.T) {
 	}
 }
 
-// Nothing but the result line starts with the prefix, however the output is split into writes.
+// Nothing but the result lines start with a guarded prefix, however the output is split into writes.
 func TestLogWriterEscapesPrefix(t *testing.T) {
-	p := api.ResultLogPrefix
+	for _, p := range guardedPrefixes {
+		testLogWriterEscapes(t, p)
+	}
+}
+
+func testLogWriterEscapes(t *testing.T, p string) {
 	in := "a\n" + p + "fake\n" + "kvbench-res\n" + p[:5] + "x\n\n" + p + "\n" + "mid " + p + "\n" + "kvb"
 	want := "a\n " + p + "fake\n" + "kvbench-res\n" + p[:5] + "x\n\n " + p + "\n" + "mid " + p + "\n" + "kvb"
 	for _, size := range []int{1, 2, 3, 7, 16, 17, len(in)} {
@@ -222,7 +299,7 @@ func TestLogWriterEscapesPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := buf.String()
-		if !strings.HasPrefix(got, want+"\n"+p+"{") || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != strings.Count(want, "\n")+2 {
+		if !strings.HasPrefix(got, want+"\n"+api.ResultLogPrefix+"{") || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != strings.Count(want, "\n")+2 {
 			t.Errorf("write size %d:\n%q\nwant %q then the result line", size, got, want)
 		}
 	}
