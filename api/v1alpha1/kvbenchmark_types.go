@@ -66,6 +66,15 @@ const (
 	ReasonJobFailed        = "JobFailed"
 	// ReasonWaitingForSlot: the operator's global concurrency limit holds the run back.
 	ReasonWaitingForSlot = "WaitingForSlot"
+	// ReasonContainerConfig: the kubelet cannot create the runner container (a missing Secret or
+	// ConfigMap, ...): retried for a short window, then failed with the kubelet's message.
+	ReasonContainerConfig = "CreateContainerConfigError"
+	// ReasonJobRejected: the API server refused the run's Job for good (invalid, forbidden by an
+	// admission policy); the message is the server's.
+	ReasonJobRejected = "JobRejected"
+	// ReasonJobCreateRetrying: creating the run's Job failed in a way that may heal (quota
+	// exceeded, the API server unavailable); the operator keeps trying.
+	ReasonJobCreateRetrying = "JobCreateRetrying"
 )
 
 // KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
@@ -344,6 +353,10 @@ type KVBenchmarkStatus struct {
 	// Progress is "finished/total" runs.
 	// +optional
 	Progress string `json:"progress,omitempty"`
+	// PhaseProgress is "finished/planned" measured phases over all runs (a db_bench passthrough
+	// workload counts as one planned phase), updated while runs go.
+	// +optional
+	PhaseProgress string `json:"phaseProgress,omitempty"`
 	// Dataset is spec.dataset.size, or the key count ("1000000 keys") for a dataset sized by
 	// num, for kubectl get.
 	// +optional
@@ -369,6 +382,7 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:printcolumn:name="Workload",type=string,JSONPath=`.status.headline.workload`,priority=1
 // +kubebuilder:printcolumn:name="Threads",type=integer,JSONPath=`.status.headline.threads`,priority=1
 // +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,priority=1
+// +kubebuilder:printcolumn:name="Phases",type=string,JSONPath=`.status.phaseProgress`,priority=1
 // +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.resources.memory`,priority=1
 // +kubebuilder:printcolumn:name="Cache",type=string,JSONPath=`.spec.cacheMode`,priority=1
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name must be at most 50 characters (it prefixes Job names and label values)"
