@@ -210,13 +210,21 @@ type StorageSpec struct {
 // PlacementSpec chooses the nodes runner pods land on.
 type PlacementSpec struct {
 	// NodeSelector is merged with the NVMe node label for localNVMe.
+	// +kubebuilder:validation:MaxProperties=32
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Affinity of the runner pods; the operator adds its anti-affinity term when exclusive.
 	// +optional
 	Affinity *corev1.Affinity `json:"affinity,omitempty"`
-	// Tolerations of the runner pods.
+	// Tolerations of the runner pods. Their structure is checked as the API server checks a pod's;
+	// key and value syntax only when the Job is created (CEL regexes over unbounded strings exceed
+	// the CRD's cost budget), which fails the run with the server's message.
 	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator == 'Exists' || t.operator == 'Equal')",message="placement.tolerations: operator must be Exists or Equal"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="placement.tolerations: value must be empty when operator is Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, (has(t.key) && t.key != '') || (has(t.operator) && t.operator == 'Exists'))",message="placement.tolerations: an empty key needs operator Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.effect) || t.effect == '' || t.effect == 'NoSchedule' || t.effect == 'PreferNoSchedule' || t.effect == 'NoExecute')",message="placement.tolerations: effect must be NoSchedule, PreferNoSchedule or NoExecute"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds) || (has(t.effect) && t.effect == 'NoExecute'))",message="placement.tolerations: tolerationSeconds needs effect NoExecute"
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Exclusive keeps other runners off a node while this one runs (required pod anti-affinity), so
