@@ -152,6 +152,8 @@ var _ = Describe("rendered Jobs of accepted specs", func() {
 				Expect(err).NotTo(HaveOccurred(), "spec %d run %s: %+v", i, run.Name, b.Spec)
 				Expect(k8s.Create(ctx, job, client.DryRunAll)).To(Succeed(), "seed %d spec %d run %s: %+v", seed, i, run.Name, b.Spec)
 			}
+			// Not left for the operators of later tests to run.
+			Expect(k8s.Delete(ctx, b)).To(Succeed())
 		}
 		Expect(accepted).To(BeNumerically(">=", 120), "too few generated specs were accepted to mean much")
 	})
