@@ -194,7 +194,7 @@ func execute(cfg api.RunnerConfig, o outputs, stdout, stderr io.Writer) (*api.Re
 		defer pprof.StopCPUProfile()
 	}
 	if o.metricsAddr != "" {
-		m := newMetrics()
+		m := newMetrics(runLabels(cfg.Engine.Name))
 		closeFn, err := m.serve(o.metricsAddr)
 		if err != nil {
 			return nil, fmt.Errorf("metrics: %v", err)

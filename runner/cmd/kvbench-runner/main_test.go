@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -339,5 +341,60 @@ func TestBenchYCSBReadWriteRatioFlag(t *testing.T) {
 	args = append(args, "--ycsb_read_percent=50")
 	if code := run(args, io.Discard, io.Discard); code != 1 {
 		t.Errorf("readPercent and readWriteRatio: exit %d", code)
+	}
+}
+
+// The live series of a runner the operator started carry namespace, benchmark and engine, so they
+// join the operator's series; the per-interval p99 is among them.
+func TestLiveMetricsCarryRunLabels(t *testing.T) {
+	t.Setenv(api.EnvNamespace, "ns1")
+	t.Setenv(api.EnvBenchmark, "bench1")
+	t.Setenv(api.EnvRun, "pebble")
+	dir := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cfg := `{"engine":{"name":"pebble"},"dataset":{"num":2000,"loadMode":"bulk"},"threads":[2],"reportInterval":"100ms",
+		"workloads":[{"name":"readrandom","duration":"3s"}],"dbPath":"` + filepath.Join(dir, "db") + `"}`
+	scraped := make(chan string, 1)
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(b), "kvbench_runner_latency_p99_seconds{") {
+					scraped <- string(b)
+					return
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		scraped <- ""
+	}()
+	if code := run([]string{"run", "--config-json=" + cfg, "--metrics-addr=" + addr}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	text := <-scraped
+	if text == "" {
+		t.Fatal("no live p99 series while the phase ran")
+	}
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "kvbench_runner_") {
+			continue
+		}
+		n++
+		for _, want := range []string{`namespace="ns1"`, `benchmark="bench1"`, `engine="pebble"`} {
+			if !strings.Contains(line, want) {
+				t.Errorf("series without %s: %s", want, line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no runner series:\n%s", text)
 	}
 }

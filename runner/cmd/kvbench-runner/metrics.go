@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 
@@ -14,11 +15,14 @@ import (
 )
 
 // metrics exposes live progress for Prometheus while the runner works; it implements
-// bench.Observer.
+// bench.Observer and bench.LatencyObserver. Every series carries the run's namespace, benchmark
+// and engine (constant labels: set by the operator through the environment, the engine also from
+// the config), so live series join the operator's result series.
 type metrics struct {
 	reg       *prometheus.Registry
 	ops       *prometheus.CounterVec
 	rate      *prometheus.GaugeVec
+	p99       *prometheus.GaugeVec
 	phase     *prometheus.GaugeVec
 	completed prometheus.Counter
 
@@ -27,17 +31,34 @@ type metrics struct {
 	current prometheus.Labels
 }
 
-func newMetrics() *metrics {
+// runLabels are the constant labels of a run's live series: the engine always, namespace and
+// benchmark when the operator set them (a run from the command line has none).
+func runLabels(engine api.EngineName) prometheus.Labels {
+	l := prometheus.Labels{"engine": string(engine)}
+	if v := os.Getenv(api.EnvRun); v != "" {
+		l["engine"] = v // the run's name in status (the engine's name)
+	}
+	for env, name := range map[string]string{api.EnvNamespace: "namespace", api.EnvBenchmark: "benchmark"} {
+		if v := os.Getenv(env); v != "" {
+			l[name] = v
+		}
+	}
+	return l
+}
+
+func newMetrics(constLabels prometheus.Labels) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.ops = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kvbench_runner_operations_total",
 		Help: "Operations completed, by workload and thread count."}, []string{"workload", "threads"})
 	m.rate = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kvbench_runner_ops_per_second",
 		Help: "Throughput over the last report interval."}, []string{"workload", "threads"})
+	m.p99 = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kvbench_runner_latency_p99_seconds",
+		Help: "p99 latency of the operations that ended in the last finished report interval."}, []string{"workload", "threads"})
 	m.phase = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kvbench_runner_phase_info",
 		Help: "1 for the phase running now."}, []string{"workload", "threads", "iteration"})
 	m.completed = prometheus.NewCounter(prometheus.CounterOpts{Name: "kvbench_runner_phases_completed_total",
 		Help: "Phases finished."})
-	m.reg.MustRegister(m.ops, m.rate, m.phase, m.completed)
+	prometheus.WrapRegistererWith(constLabels, m.reg).MustRegister(m.ops, m.rate, m.p99, m.phase, m.completed)
 	return m
 }
 
@@ -76,6 +97,10 @@ func (m *metrics) Progress(workload string, threads int, ops int64, opsPerSec fl
 	}
 	m.lastOps = ops
 	m.rate.With(l).Set(opsPerSec)
+}
+
+func (m *metrics) IntervalP99(workload string, threads int, p99Micros float64) {
+	m.p99.With(prometheus.Labels{"workload": workload, "threads": strconv.Itoa(threads)}).Set(p99Micros / 1e6)
 }
 
 func (m *metrics) PhaseFinished(r *api.PhaseResult) {
