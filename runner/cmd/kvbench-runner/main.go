@@ -25,6 +25,7 @@ import (
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/runner/bench"
 	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
+	"github.com/kvbench/kvbench-operator/runner/livemetrics"
 	"github.com/kvbench/kvbench-operator/runner/report"
 )
 
@@ -194,8 +195,8 @@ func execute(cfg api.RunnerConfig, o outputs, stdout, stderr io.Writer) (*api.Re
 		defer pprof.StopCPUProfile()
 	}
 	if o.metricsAddr != "" {
-		m := newMetrics(runLabels(cfg.Engine.Name))
-		closeFn, err := m.serve(o.metricsAddr)
+		m := livemetrics.New(livemetrics.RunLabels(cfg.Engine.Name))
+		closeFn, err := m.Serve(o.metricsAddr)
 		if err != nil {
 			return nil, fmt.Errorf("metrics: %v", err)
 		}

@@ -1,4 +1,6 @@
-package main
+// Package livemetrics is the runner's live Prometheus endpoint: progress, throughput and p99 of
+// the running phase, labelled with the run's namespace, benchmark and engine.
+package livemetrics
 
 import (
 	"errors"
@@ -14,11 +16,11 @@ import (
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
-// metrics exposes live progress for Prometheus while the runner works; it implements
+// Metrics exposes live progress for Prometheus while the runner works; it implements
 // bench.Observer and bench.LatencyObserver. Every series carries the run's namespace, benchmark
 // and engine (constant labels: set by the operator through the environment, the engine also from
 // the config), so live series join the operator's result series.
-type metrics struct {
+type Metrics struct {
 	reg       *prometheus.Registry
 	ops       *prometheus.CounterVec
 	rate      *prometheus.GaugeVec
@@ -31,9 +33,9 @@ type metrics struct {
 	current prometheus.Labels
 }
 
-// runLabels are the constant labels of a run's live series: the engine always, namespace and
+// RunLabels are the constant labels of a run's live series: the engine always, namespace and
 // benchmark when the operator set them (a run from the command line has none).
-func runLabels(engine api.EngineName) prometheus.Labels {
+func RunLabels(engine api.EngineName) prometheus.Labels {
 	l := prometheus.Labels{"engine": string(engine)}
 	if v := os.Getenv(api.EnvRun); v != "" {
 		l["engine"] = v // the run's name in status (the engine's name)
@@ -46,8 +48,9 @@ func runLabels(engine api.EngineName) prometheus.Labels {
 	return l
 }
 
-func newMetrics(constLabels prometheus.Labels) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
+// New returns the metrics of one run, every series with constLabels.
+func New(constLabels prometheus.Labels) *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.ops = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kvbench_runner_operations_total",
 		Help: "Operations completed, by workload and thread count."}, []string{"workload", "threads"})
 	m.rate = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kvbench_runner_ops_per_second",
@@ -62,8 +65,8 @@ func newMetrics(constLabels prometheus.Labels) *metrics {
 	return m
 }
 
-// serve listens on addr; the listener error is returned at once (e.g. port in use).
-func (m *metrics) serve(addr string) (func(), error) {
+// Serve listens on addr; the listener error is returned at once (e.g. port in use).
+func (m *Metrics) Serve(addr string) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
@@ -79,7 +82,8 @@ func (m *metrics) serve(addr string) (func(), error) {
 	return func() { _ = srv.Close() }, nil
 }
 
-func (m *metrics) PhaseStarted(workload string, threads, iteration int) {
+// PhaseStarted marks the phase running now (bench.Observer).
+func (m *Metrics) PhaseStarted(workload string, threads, iteration int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.phase.Reset()
@@ -88,7 +92,8 @@ func (m *metrics) PhaseStarted(workload string, threads, iteration int) {
 	m.lastOps = 0
 }
 
-func (m *metrics) Progress(workload string, threads int, ops int64, opsPerSec float64) {
+// Progress counts operations and sets the interval's throughput (bench.Observer).
+func (m *Metrics) Progress(workload string, threads int, ops int64, opsPerSec float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	l := prometheus.Labels{"workload": workload, "threads": strconv.Itoa(threads)}
@@ -99,11 +104,20 @@ func (m *metrics) Progress(workload string, threads int, ops int64, opsPerSec fl
 	m.rate.With(l).Set(opsPerSec)
 }
 
-func (m *metrics) IntervalP99(workload string, threads int, p99Micros float64) {
+// Describe sends the descriptors of every live series (without the constant labels).
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range []prometheus.Collector{m.ops, m.rate, m.p99, m.phase, m.completed} {
+		c.Describe(ch)
+	}
+}
+
+// IntervalP99 sets the last finished interval's p99 (bench.LatencyObserver).
+func (m *Metrics) IntervalP99(workload string, threads int, p99Micros float64) {
 	m.p99.With(prometheus.Labels{"workload": workload, "threads": strconv.Itoa(threads)}).Set(p99Micros / 1e6)
 }
 
-func (m *metrics) PhaseFinished(r *api.PhaseResult) {
+// PhaseFinished counts a finished phase (bench.Observer).
+func (m *Metrics) PhaseFinished(r *api.PhaseResult) {
 	m.Progress(r.Workload, int(r.Threads), r.Ops, r.OpsPerSec)
 	m.completed.Inc()
 }
