@@ -117,27 +117,27 @@ func TestObserveRun(t *testing.T) {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Reason = kvv1.RunPending, kvv1.ReasonWaitingForSlot })),
 			want: with(func(s *kvv1.RunStatus) { s.Phase = kvv1.RunPending })},
 		"the deadline's FailureTarget while the runner still writes its summary: not decided yet": {
-			job:  mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
-			pods: mkPod("n1").phase(corev1.PodRunning).state(corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: start}}}).list(),
-			want: with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) }),
+			job:     mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
+			pods:    mkPod("n1").phase(corev1.PodRunning).state(corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: start}}}).list(),
+			want:    with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) }),
 			requeue: podGoneGrace},
 		"Complete before the pod's termination is seen: not decided yet": {
-			job:  mkJob().cond(batchv1.JobSuccessCriteriaMet, "", "").cond(batchv1.JobComplete, "", "").obj(),
-			pods: mkPod("n1").phase(corev1.PodRunning).list(),
-			want: with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" }),
+			job:     mkJob().cond(batchv1.JobSuccessCriteriaMet, "", "").cond(batchv1.JobComplete, "", "").obj(),
+			pods:    mkPod("n1").phase(corev1.PodRunning).list(),
+			want:    with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" }),
 			requeue: podGoneGrace},
 		"a running run lists the phases it logged": {
-			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunRunning, []kvv1.PhaseSummary{ph(0, 1, false)} })),
-			job:  mkJob().obj(),
-			pods: mkPod("n1").phase(corev1.PodRunning).list(),
+			prev:   ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunRunning, []kvv1.PhaseSummary{ph(0, 1, false)} })),
+			job:    mkJob().obj(),
+			pods:   mkPod("n1").phase(corev1.PodRunning).list(),
 			logged: &logSnapshot{Phases: []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}},
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.NodeName, s.Results = kvv1.RunRunning, "n1", []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}
 			})},
 		"OOM kill (no summary) keeps the phases logged before": {
-			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunRunning, []kvv1.PhaseSummary{ph(0, 1, true)} })),
-			job:  mkJob().cond(batchv1.JobFailed, "BackoffLimitExceeded", "x").obj(),
-			pods: mkPod("n1").phase(corev1.PodFailed).terminated(137, "OOMKilled", "", start, end).list(),
+			prev:   ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunRunning, []kvv1.PhaseSummary{ph(0, 1, true)} })),
+			job:    mkJob().cond(batchv1.JobFailed, "BackoffLimitExceeded", "x").obj(),
+			pods:   mkPod("n1").phase(corev1.PodFailed).terminated(137, "OOMKilled", "", start, end).list(),
 			logged: &logSnapshot{Phases: []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}},
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonOOMKilled, "n1", at(start), at(end)
@@ -156,14 +156,14 @@ func TestObserveRun(t *testing.T) {
 				s.Results, s.Truncated = []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, false)}, 1
 			})},
 		"image pull error within the start window: pending with the kubelet's message": {
-			job: func() *batchv1.Job { j := mkJob().obj(); j.Status.StartTime = at(now.Add(-time.Minute)); return j }(),
+			job:  func() *batchv1.Job { j := mkJob().obj(); j.Status.StartTime = at(now.Add(-time.Minute)); return j }(),
 			pods: mkPod("n1").state(corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.Reason, s.Message, s.NodeName = kvv1.RunPending, kvv1.ReasonImagePull, "ErrImagePull: not found", "n1"
 			}),
 			requeue: time.Minute},
 		"CreateContainerConfigError past the start window: failed": {
-			job: func() *batchv1.Job { j := mkJob().obj(); j.Status.StartTime = at(now.Add(-3 * time.Minute)); return j }(),
+			job:  func() *batchv1.Job { j := mkJob().obj(); j.Status.StartTime = at(now.Add(-3 * time.Minute)); return j }(),
 			pods: mkPod("n1").state(corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: `secret "x" not found`}}).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.Reason, s.NodeName, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonContainerConfig, "n1", at(now)
