@@ -115,7 +115,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	case (complete || failed) && !ended:
 		// Decided by the Job controller, but the runner still runs (it is being stopped, or
 		// writes its summary): wait for the pod to end; its update brings the next pass.
-		st.Phase = kvv1.RunRunning
+		if running != nil || pod.Status.Phase == corev1.PodRunning {
+			st.Phase = kvv1.RunRunning
+		}
 		return st, observation{requeueAfter: podGoneGrace}
 	case complete:
 		if summary == nil {
