@@ -398,8 +398,8 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 			for j := range snap.Result.Phases {
 				full[j] = snap.Result.Phases[j].PhaseSummary
 			}
-			st.Results = mergePhases(full, st.Results)
-			st.Truncated = 0
+			st.Results = capPhases(mergePhases(full, st.Results))
+			st.Truncated = max(0, int32(len(full)-len(st.Results)))
 		}
 		if pod != nil {
 			r.logReader.Forget(pod.UID)

@@ -209,7 +209,7 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	if logged != nil {
 		fromLog, logLoad = logged.Phases, logged.Load
 	}
-	st.Results = mergePhases(fromLog, st.Results, fromSummary)
+	st.Results = capPhases(mergePhases(fromLog, st.Results, fromSummary))
 	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
 		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
 			st.Load = l.DeepCopy()
@@ -218,6 +218,18 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	if summary != nil {
 		st.Truncated = max(0, int32(len(summary.Phases))+summary.Truncated-int32(len(st.Results)))
 	}
+}
+
+// maxStatusPhases bounds the phases kept in one run's status (about 400 KB), far below the API
+// server's object limit whatever sweep the CRD accepts; the archive and the metrics keep them all.
+const maxStatusPhases = 1000
+
+// capPhases keeps the first maxStatusPhases phases.
+func capPhases(p []kvv1.PhaseSummary) []kvv1.PhaseSummary {
+	if len(p) > maxStatusPhases {
+		return p[:maxStatusPhases]
+	}
+	return p
 }
 
 // mergePhases returns the union of phase lists by Index in index order, keeping for each index

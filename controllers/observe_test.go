@@ -210,6 +210,19 @@ func TestMergePhases(t *testing.T) {
 	}
 }
 
+// However large the sweep, status keeps a bounded number of phases and counts the rest.
+func TestMergeResultsCapsStatus(t *testing.T) {
+	var many []kvv1.PhaseSummary
+	for i := range maxStatusPhases + 50 {
+		many = append(many, ph(int32(i), 1, true))
+	}
+	var st kvv1.RunStatus
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many})
+	if len(st.Results) != maxStatusPhases || st.Truncated != 50 || st.Results[maxStatusPhases-1].Index != maxStatusPhases-1 {
+		t.Errorf("%d phases kept, %d truncated", len(st.Results), st.Truncated)
+	}
+}
+
 func TestPhaseProgress(t *testing.T) {
 	b := w.MakeKVBenchmark("b", "ns").EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).Obj()
 	per := plannedPhases(plan.Plan(b)[0].Config)

@@ -22,8 +22,12 @@ var resultLabels = []string{"namespace", "benchmark", "engine", "phase", "worklo
 
 func with(extra ...string) []string { return append(append([]string{}, resultLabels...), extra...) }
 
-// maxPulseRounds bounds the per-round series of one pulse phase.
-const maxPulseRounds = 100
+// maxPulseRounds bounds the per-round series of one pulse phase; MaxPhases the phases of one run
+// that get series (the CRD allows sweeps of 51,200 phases; Prometheus should not get them all).
+const (
+	maxPulseRounds = 100
+	MaxPhases      = 1000
+)
 
 var (
 	descOps = prometheus.NewDesc("kvbench_result_ops_per_second",
@@ -204,7 +208,7 @@ func runPhasesOf(r kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
 		indexed = indexed && phases[i].Index > phases[i-1].Index
 	}
 	var out []labelledPhase
-	for i := range phases {
+	for i := range phases[:min(len(phases), MaxPhases)] {
 		idx := int(phases[i].Index)
 		if !indexed {
 			idx = i
