@@ -42,6 +42,7 @@ var _ = Describe("Job creation the API server refuses", func() {
 
 	It("fails the run with the server's message when an admission policy refuses the Job", func() {
 		ns := newNamespace()
+		deleteBenchmarksAfter(ns)
 		// A policy that refuses runner Jobs in namespaces labelled for it.
 		var nsObj corev1.Namespace
 		Expect(k8s.Get(ctx, client.ObjectKey{Name: ns}, &nsObj)).To(Succeed())
@@ -94,6 +95,7 @@ var _ = Describe("Job creation the API server refuses", func() {
 
 	It("keeps the run Pending with the reason and a Warning while a quota refuses the Job, and creates it once the quota allows", func() {
 		ns := newNamespace()
+		deleteBenchmarksAfter(ns)
 		quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "no-jobs", Namespace: ns},
 			Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}}}
 		Expect(k8s.Create(ctx, quota)).To(Succeed())
@@ -139,6 +141,7 @@ var _ = Describe("rendered Jobs of accepted specs", func() {
 		rng := rand.New(rand.NewSource(seed))
 		By(fmt.Sprintf("seed %d", seed))
 		ns := newNamespace()
+		deleteBenchmarksAfter(ns)
 		accepted := 0
 		for i := 0; accepted < 120 && i < 1000; i++ {
 			b := randomSpec(rng, fmt.Sprintf("gen-%d", i), ns)

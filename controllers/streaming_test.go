@@ -48,6 +48,7 @@ var _ = Describe("phases the runner streams", func() {
 	It("are in status while the run goes, and survive an OOM kill that leaves no summary, into status, the archive and metrics", func() {
 		op = startOperator(operatorOpts{config: Config{LogRefresh: 200 * time.Millisecond}})
 		ns := newNamespace()
+		deleteBenchmarksAfter(ns)
 		b := w.MakeKVBenchmark("stream", ns).Threads(1, 2, 4).Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
 		k := key(b)
@@ -89,6 +90,7 @@ var _ = Describe("phases the runner streams", func() {
 	It("keep the concurrency limit exact with several reconcile workers", func() {
 		op = startOperator(operatorOpts{config: Config{MaxConcurrentRuns: 1, MaxConcurrentReconciles: 4}})
 		ns := newNamespace()
+		deleteBenchmarksAfter(ns)
 		for _, name := range []string{"w1", "w2", "w3", "w4", "w5", "w6"} {
 			Expect(k8s.Create(ctx, w.MakeKVBenchmark(name, ns).Obj())).To(Succeed())
 		}
@@ -96,3 +98,11 @@ var _ = Describe("phases the runner streams", func() {
 		Consistently(func() []batchv1.Job { return jobsIn(ns) }, 3*time.Second, 50*time.Millisecond).Should(HaveLen(1))
 	})
 })
+
+// deleteBenchmarksAfter deletes the test's benchmarks when it ends, so that the operators of later
+// tests (which see every namespace) do not run them.
+func deleteBenchmarksAfter(ns string) {
+	DeferCleanup(func() {
+		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
+	})
+}
