@@ -64,6 +64,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	fs.StringVar(&o.config.Render.LocalNVMeStorageClass, "local-nvme-storage-class", defaults.LocalNVMeStorageClass, "StorageClass of localNVMe volumes when a benchmark names none (a local-volume class with WaitForFirstConsumer).")
 	fs.IntVar(&o.config.MaxConcurrentRuns, "max-concurrent-runs", 4, "Most runner Jobs active at once across all benchmarks (0: no limit).")
 	fs.DurationVar(&o.config.UnschedulableTimeout, "unschedulable-timeout", 10*time.Minute, "How long a runner pod may stay unschedulable (other than waiting for an exclusive node) before its run fails.")
+	fs.DurationVar(&o.config.StartFailureTimeout, "start-failure-timeout", 2*time.Minute, "How long a runner container may fail to start (image pull errors, CreateContainerConfigError) before its run fails with the kubelet's message.")
+	fs.IntVar(&o.config.MaxConcurrentReconciles, "max-concurrent-reconciles", 1, "Benchmarks reconciled at once (runner log reads never run in these workers).")
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +77,12 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	}
 	if o.config.UnschedulableTimeout <= 0 {
 		return o, nil, errors.New("--unschedulable-timeout must be positive")
+	}
+	if o.config.StartFailureTimeout <= 0 {
+		return o, nil, errors.New("--start-failure-timeout must be positive")
+	}
+	if o.config.MaxConcurrentReconciles < 1 {
+		return o, nil, errors.New("--max-concurrent-reconciles must be at least 1")
 	}
 	if o.config.MaxConcurrentRuns < 0 {
 		return o, nil, errors.New("--max-concurrent-runs must not be negative")
@@ -115,14 +123,12 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		return fmt.Errorf("register metrics: %w", err)
 	}
 	if err := (&controllers.KVBenchmarkReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
-		Clock:    clock.RealClock{},
-		Metrics:  collector,
-		Config:   o.config,
-		Logs:     controllers.ClientsetLogs(clientset),
-
-		// A baseline ConfigMap is read uncached (spec.baseline).
+		Client:    mgr.GetClient(),
+		Recorder:  mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock:     clock.RealClock{},
+		Metrics:   collector,
+		Config:    o.config,
+		Logs:      controllers.ClientsetLogs(clientset),
 		APIReader: mgr.GetAPIReader(),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
@@ -134,6 +140,6 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		return err
 	}
 	log.Info("starting manager", "runnerImage", o.config.Render.RunnerImage, "nvmeNodeLabel", o.config.Render.NVMeNodeLabel,
-		"maxConcurrentRuns", o.config.MaxConcurrentRuns, "leaderElect", o.leaderElect)
+		"maxConcurrentRuns", o.config.MaxConcurrentRuns, "maxConcurrentReconciles", o.config.MaxConcurrentReconciles, "leaderElect", o.leaderElect)
 	return mgr.Start(ctx)
 }

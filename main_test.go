@@ -91,14 +91,20 @@ func TestManager(t *testing.T) {
 			return code, err
 		}, 10*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK), path)
 	}
+	var scraped string
 	g.Eventually(func() (string, error) {
 		_, body, err := httpGet("http://" + metricsAddr + "/metrics")
+		scraped = body
 		return body, err
 	}, 10*time.Second, 100*time.Millisecond).Should(And(
 		ContainSubstring(`kvbench_benchmark_phase{benchmark="main-smoke",namespace="default",phase="Pending"} 1`),
 		ContainSubstring(`kvbench_run_jobs_created_total{benchmark="main-smoke",engine="rocksdb",namespace="default"} 1`),
 		ContainSubstring(`controller_runtime_reconcile_total{controller="kvbenchmark"`),
+		ContainSubstring(`workqueue_depth{controller="kvbenchmark"`),
 	))
+	// Every metric and label the chart's dashboard uses is one the operator (this process) or the
+	// runner registers.
+	t.Run("dashboard queries use registered series", func(t *testing.T) { checkDashboard(t, scraped) })
 }
 
 // checkConfigManifests dry-run creates every object under config/ whose kind the API server knows

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
@@ -71,6 +73,24 @@ type Config struct {
 	UnschedulableTimeout time.Duration
 	// SlotRetry is the safety-net requeue of a benchmark waiting for a concurrency slot (default 15s).
 	SlotRetry time.Duration
+	// StartFailureTimeout is how long a runner container may fail to start (image pull errors,
+	// CreateContainerConfigError) before its run fails with the kubelet's message (default 2m).
+	StartFailureTimeout time.Duration
+	// MaxConcurrentReconciles is the number of reconcile workers (default 1).
+	MaxConcurrentReconciles int
+	// LogTimeout bounds one read of a runner's log; LogRefresh is how often a running runner's
+	// log is read for its finished phases (defaults 30s and 15s).
+	LogTimeout, LogRefresh time.Duration
+}
+
+// defaultStartFailureTimeout is Config.StartFailureTimeout's default.
+const defaultStartFailureTimeout = 2 * time.Minute
+
+func (r *KVBenchmarkReconciler) startFailureTimeout() time.Duration {
+	if r.Config.StartFailureTimeout > 0 {
+		return r.Config.StartFailureTimeout
+	}
+	return defaultStartFailureTimeout
 }
 
 // KVBenchmarkReconciler reconciles KVBenchmarks.
@@ -80,10 +100,17 @@ type KVBenchmarkReconciler struct {
 	Clock    clock.PassiveClock
 	Metrics  *metrics.Collector
 	Config   Config
-	// Logs opens a runner's log to archive its full result; nil turns archiving off.
+	// Logs opens a runner's log to stream its finished phases and archive its full result; nil
+	// turns both off.
 	Logs LogOpener
-	// APIReader reads what the manager does not cache (a baseline ConfigMap); nil: the client.
+	// APIReader reads from the API server, not the cache: a run is declared terminal only after
+	// its pods were read there, and a baseline ConfigMap is read uncached. Nil: the cache only.
 	APIReader client.Reader
+
+	logReader *LogReader
+	results   resultCache
+	// slotMu makes counting free slots and creating Jobs one step across workers.
+	slotMu sync.Mutex
 
 	// created remembers Jobs this process created until the cache shows them, so the concurrency
 	// limit also counts Jobs the informer has not delivered yet.
@@ -96,139 +123,230 @@ type KVBenchmarkReconciler struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
-// Reconcile brings one KVBenchmark one step closer to done.
+// Reconcile brings one KVBenchmark one step closer to done: observe every planned run, create
+// the missing Jobs, archive and clean up finished runs, and write status (always, also when a
+// step failed, so that nothing is stuck without a reason).
 func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
 	var b kvv1.KVBenchmark
 	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Owner references remove the Jobs; only our series are left to drop.
 			r.Metrics.Delete(req.NamespacedName)
+			r.forgetResults(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
 	}
 	if !b.DeletionTimestamp.IsZero() {
 		r.Metrics.Delete(req.NamespacedName)
+		r.forgetResults(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
-	now := r.Clock.Now()
+	p := &pass{b: &b, now: r.Clock.Now(), runs: plan.Plan(&b)}
+	if err := r.observe(ctx, p); err != nil {
+		return ctrl.Result{}, err
+	}
+	createErr := r.createMissing(ctx, p)
+	finishErr := r.finish(ctx, p)
+	if res, err := r.writeStatus(ctx, p); err != nil || res.Requeue {
+		return res, err
+	}
+	// Errors the status now explains are retried on the requeue; others by the rate limiter.
+	if err := errors.Join(createErr, finishErr); err != nil {
+		return ctrl.Result{}, err
+	}
+	logf.FromContext(ctx).V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", p.requeue)
+	return ctrl.Result{RequeueAfter: p.requeue}, nil
+}
 
-	// Read.
+// pass is one reconcile of one benchmark: what it read and what it decided.
+type pass struct {
+	b        *kvv1.KVBenchmark
+	now      time.Time
+	runs     []plan.Run
+	jobs     map[string]*batchv1.Job
+	pods     []corev1.Pod
+	prev     map[string]*kvv1.RunStatus
+	statuses []kvv1.RunStatus
+	missing  []int // runs whose Job is to be created
+	requeue  time.Duration
+}
+
+// want asks for another pass within d (the earliest wish wins).
+func (p *pass) want(d time.Duration) {
+	if d > 0 && (p.requeue == 0 || d < p.requeue) {
+		p.requeue = d
+	}
+}
+
+func (p *pass) key() types.NamespacedName {
+	return types.NamespacedName{Namespace: p.b.Namespace, Name: p.b.Name}
+}
+
+// observe reads the benchmark's Jobs and pods and derives every planned run's status.
+func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
+	b := p.b
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	jobByName := map[string]*batchv1.Job{}
+	p.pods = pods.Items
+	p.jobs = map[string]*batchv1.Job{}
 	for i := range jobs.Items {
-		jobByName[jobs.Items[i].Name] = &jobs.Items[i]
+		p.jobs[jobs.Items[i].Name] = &jobs.Items[i]
 	}
-	prevRuns := map[string]*kvv1.RunStatus{}
+	p.prev = map[string]*kvv1.RunStatus{}
 	for i := range b.Status.Runs {
-		prevRuns[b.Status.Runs[i].Name] = &b.Status.Runs[i]
+		p.prev[b.Status.Runs[i].Name] = &b.Status.Runs[i]
 	}
-
-	// Compare: observe every planned run.
-	var requeue time.Duration
-	want := func(d time.Duration) {
-		if d > 0 && (requeue == 0 || d < requeue) {
-			requeue = d
-		}
-	}
-	runs := plan.Plan(&b)
-	statuses := make([]kvv1.RunStatus, len(runs))
-	var missing []int
-	for i, run := range runs {
-		job := jobByName[run.JobName]
-		prev := prevRuns[run.Name]
-		if job != nil && !metav1.IsControlledBy(job, &b) && (prev == nil || !terminal(prev)) {
+	p.statuses = make([]kvv1.RunStatus, len(p.runs))
+	for i, run := range p.runs {
+		job := p.jobs[run.JobName]
+		prev := p.prev[run.Name]
+		if job != nil && !metav1.IsControlledBy(job, b) && (prev == nil || !terminal(prev)) {
 			// A Job of a deleted namesake still being garbage collected: wait for it to go.
-			st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending,
+			p.statuses[i] = kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending,
 				Reason: "JobNameTaken", Message: fmt.Sprintf("Job %s exists and belongs to another object", run.JobName)}
-			statuses[i] = st
-			want(r.slotRetry())
+			p.want(r.slotRetry())
 			continue
 		}
-		if job != nil && !metav1.IsControlledBy(job, &b) {
+		if job != nil && !metav1.IsControlledBy(job, b) {
 			job = nil // terminal: the status is final whatever Job now has the name
 		}
-		st, obs := observeRun(run, prev, job, podsOf(pods.Items, job), now, r.Config.UnschedulableTimeout)
-		statuses[i] = st
-		want(obs.requeueAfter)
+		runPods := podsOf(p.pods, job)
+		st, obs := r.observeRun(run, prev, job, runPods, p)
+		if terminal(&st) && (prev == nil || !terminal(prev)) && job != nil && r.APIReader != nil {
+			// About to decide for good: the cache may lag (a pod it has not delivered, or a
+			// termination state it has not seen yet), so look at the pods as the API server has them.
+			var fresh corev1.PodList
+			if err := r.APIReader.List(ctx, &fresh, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+				return err
+			}
+			st, obs = r.observeRun(run, prev, job, podsOf(fresh.Items, job), p)
+		}
+		p.statuses[i] = st
+		p.want(obs.requeueAfter)
 		if job == nil && st.Phase == kvv1.RunPending {
-			missing = append(missing, i)
+			p.missing = append(p.missing, i)
 		}
 	}
+	return nil
+}
 
-	// Create missing Jobs, within the concurrency limit.
-	if len(missing) > 0 {
-		free, err := r.freeSlots(ctx)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		for _, i := range missing {
-			run := runs[i]
-			if free == 0 {
-				statuses[i].Reason = kvv1.ReasonWaitingForSlot
-				statuses[i].Message = fmt.Sprintf("the operator runs at most %d runner Jobs at a time", r.Config.MaxConcurrentRuns)
-				want(r.slotRetry())
-				continue
-			}
-			job, err := render.Job(&b, run, r.Config.Render)
-			if err != nil {
-				statuses[i].Phase, statuses[i].Reason, statuses[i].Message = kvv1.RunFailed, "InvalidOperatorConfig", err.Error()
-				statuses[i].CompletionTime = &metav1.Time{Time: now}
-				continue
-			}
-			if err := r.Create(ctx, job); err != nil {
-				if apierrors.IsAlreadyExists(err) {
-					// The cache is behind; the next pass sees the Job.
-					want(time.Second)
-					continue
-				}
-				return ctrl.Result{}, fmt.Errorf("create Job %s: %w", job.Name, err)
-			}
-			r.expect(types.NamespacedName{Namespace: job.Namespace, Name: job.Name}, now)
-			r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
-			r.Recorder.Eventf(&b, corev1.EventTypeNormal, EventRunCreated, "Created Job %s for engine %s", job.Name, run.Name)
-			if free > 0 {
-				free--
-			}
+// observeRun is observeRun with what the runner logged so far (read in the background).
+func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, p *pass) (kvv1.RunStatus, observation) {
+	var logged *logSnapshot
+	pod := newestPod(pods)
+	if r.logReader != nil && pod != nil && (prev == nil || !terminal(prev)) {
+		ended := podEnded(pod, p.now)
+		logged = r.logReader.Get(pod, p.key(), ended)
+		if !ended && pod.Status.Phase == corev1.PodRunning {
+			p.want(r.logReader.Refresh) // stream the finished phases into status
 		}
 	}
+	return observeRun(run, prev, job, pods, logged, p.now, limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()})
+}
 
-	// Finished runs (terminal status already persisted): archive the full result once the pod has
-	// ended, then clean up the Job. Never before: the results must be in status, and the full
-	// result archived, before the pod that carries them goes.
-	for i, run := range runs {
-		prev, job := prevRuns[run.Name], jobByName[run.JobName]
-		if prev == nil || !terminal(prev) || job == nil || !metav1.IsControlledBy(job, &b) {
+// createMissing creates the missing Jobs within the concurrency limit. A Job the API server
+// refuses fails its run with the server's message when retrying cannot help, and leaves it
+// Pending with the reason while it can; the error returned is only for the retry.
+func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) error {
+	if len(p.missing) == 0 {
+		return nil
+	}
+	b := p.b
+	// Counting and creating under one lock keeps the limit exact with several workers.
+	r.slotMu.Lock()
+	defer r.slotMu.Unlock()
+	free, err := r.freeSlots(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, i := range p.missing {
+		run, st := p.runs[i], &p.statuses[i]
+		if free == 0 {
+			st.Reason = kvv1.ReasonWaitingForSlot
+			st.Message = fmt.Sprintf("the operator runs at most %d runner Jobs at a time", r.Config.MaxConcurrentRuns)
+			p.want(r.slotRetry())
 			continue
 		}
-		pod := newestPod(podsOf(pods.Items, job))
-		if r.Logs != nil && statuses[i].FullResult == nil && !podActive(pod) {
-			archived, err := r.archive(ctx, &b, run, pod)
+		job, err := render.Job(b, run, r.Config.Render)
+		if err != nil {
+			st.Phase, st.Reason, st.Message = kvv1.RunFailed, "InvalidOperatorConfig", err.Error()
+			st.CompletionTime = &metav1.Time{Time: p.now}
+			continue
+		}
+		if err := r.Create(ctx, job); err != nil {
 			switch {
-			case err == nil:
-				statuses[i].FullResult = archived
-			case now.Sub(finishedAt(prev, now)) < archiveGiveUp:
-				log.Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
-				want(archiveRetry)
+			case apierrors.IsAlreadyExists(err):
+				// The cache is behind; the next pass sees the Job.
+				p.want(time.Second)
+			case createPermanent(err):
+				st.Phase, st.Reason = kvv1.RunFailed, kvv1.ReasonJobRejected
+				st.Message = truncate(fmt.Sprintf("the API server refused Job %s: %s", job.Name, apiMessage(err)))
+				st.CompletionTime = &metav1.Time{Time: p.now}
 			default:
-				statuses[i].FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
+				st.Reason = kvv1.ReasonJobCreateRetrying
+				st.Message = truncate(fmt.Sprintf("creating Job %s failed, retrying: %s", job.Name, apiMessage(err)))
+				errs = append(errs, fmt.Errorf("create Job %s: %w", job.Name, err))
 			}
-			if fr := statuses[i].FullResult; fr != nil && fr.Error != "" {
-				r.Recorder.Eventf(&b, corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
-			}
+			continue
+		}
+		r.expect(types.NamespacedName{Namespace: job.Namespace, Name: job.Name}, p.now)
+		r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
+		r.Recorder.Eventf(b, corev1.EventTypeNormal, EventRunCreated, "Created Job %s for engine %s", job.Name, run.Name)
+		if free > 0 {
+			free--
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// createPermanent: the API server will refuse the same Job again (invalid, or forbidden by an
+// admission policy or RBAC), so retrying cannot help. An exceeded quota may free up.
+func createPermanent(err error) bool {
+	switch {
+	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsRequestEntityTooLargeError(err):
+		return true
+	case apierrors.IsForbidden(err):
+		msg := err.Error()
+		return !strings.Contains(msg, "exceeded quota") && !strings.Contains(msg, "is being terminated")
+	}
+	return false
+}
+
+// apiMessage is the API server's own message of err.
+func apiMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// finish archives the full result of finished runs (terminal status already persisted) once the
+// pod has ended, then cleans up the Job. Never before: the results must be in status, and the
+// full result archived, before the pod that carries them goes.
+func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
+	b := p.b
+	for i, run := range p.runs {
+		prev, job := p.prev[run.Name], p.jobs[run.JobName]
+		if prev == nil || !terminal(prev) || job == nil || !metav1.IsControlledBy(job, b) {
+			continue
+		}
+		pod := newestPod(podsOf(p.pods, job))
+		if r.logReader != nil && p.statuses[i].FullResult == nil && !podActive(pod) {
+			r.archiveRun(ctx, p, i, pod)
 			continue // cleanup once the archive's outcome is persisted (the status write brings the next pass)
 		}
 		if !job.DeletionTimestamp.IsZero() {
@@ -242,57 +360,102 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			if b.Spec.Cleanup.TTLSecondsAfterFinished != nil {
 				ttl = time.Duration(*b.Spec.Cleanup.TTLSecondsAfterFinished) * time.Second
 			}
-			if left := finishedAt(prev, now).Add(ttl).Sub(now); left > 0 {
-				want(left)
+			if left := finishedAt(prev, p.now).Add(ttl).Sub(p.now); left > 0 {
+				p.want(left)
 			} else {
 				del = true
 			}
 		}
 		if del {
 			if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
-				return ctrl.Result{}, fmt.Errorf("delete Job %s: %w", job.Name, err)
+				return fmt.Errorf("delete Job %s: %w", job.Name, err)
 			}
-			r.Recorder.Eventf(&b, corev1.EventTypeNormal, EventJobDeleted, "Deleted Job %s of finished run %s", job.Name, run.Name)
+			r.Recorder.Eventf(b, corev1.EventTypeNormal, EventJobDeleted, "Deleted Job %s of finished run %s", job.Name, run.Name)
 		}
 	}
+	return nil
+}
 
-	// Write status once.
-	newStatus := aggregate(&b, statuses, now)
-	want(r.compareBaseline(ctx, &b, &newStatus, now))
+// archiveRun records the outcome of archiving run i's full result, read from its ended pod's log
+// in the background: the archive, a retry while the log may still be read, or the reason there
+// is none. Phases the bounded summary dropped are added to status from the full result.
+func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, pod *corev1.Pod) {
+	run, st, prev := p.runs[i], &p.statuses[i], p.prev[p.runs[i].Name]
+	var snap *logSnapshot
+	if pod != nil {
+		snap = r.logReader.Get(pod, p.key(), true)
+		if snap == nil || !snap.Final {
+			p.want(archiveRetry) // the read's end reconciles at once; this is the safety net
+			return
+		}
+	}
+	archived, err := r.archive(ctx, p.b, run, pod, snap)
+	switch {
+	case err == nil:
+		st.FullResult = archived
+		if snap != nil && snap.Result != nil {
+			full := make([]kvv1.PhaseSummary, len(snap.Result.Phases))
+			for j := range snap.Result.Phases {
+				full[j] = snap.Result.Phases[j].PhaseSummary
+			}
+			st.Results = capPhases(mergePhases(full, st.Results))
+			st.Truncated = max(0, int32(len(full)-len(st.Results)))
+		}
+		if pod != nil {
+			r.logReader.Forget(pod.UID)
+		}
+	case p.now.Sub(finishedAt(prev, p.now)) < archiveGiveUp:
+		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
+		p.want(archiveRetry)
+	default:
+		st.FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
+	}
+	if fr := st.FullResult; fr != nil && fr.Error != "" {
+		r.Recorder.Eventf(p.b, corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
+	}
+}
+
+// writeStatus writes the aggregated status when it changed, emits the transitions' events and
+// refreshes the benchmark's series.
+func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.Result, error) {
+	b := p.b
+	newStatus := aggregate(b, p.statuses, p.now)
+	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
 	if !apiequality.Semantic.DeepEqual(b.Status, newStatus) {
 		old := b.DeepCopy()
 		b.Status = newStatus
-		if err := r.Status().Update(ctx, &b); err != nil {
+		if err := r.Status().Update(ctx, b); err != nil {
 			if apierrors.IsConflict(err) {
 				return ctrl.Result{Requeue: true}, nil
 			}
 			return ctrl.Result{}, err
 		}
-		r.emitTransitions(old, &b)
-		r.emitBaseline(old, &b)
+		r.emitTransitions(old, b)
+		r.emitBaseline(old, b)
 	}
-	r.Metrics.Set(&b)
-	log.V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", requeue)
-	return ctrl.Result{RequeueAfter: requeue}, nil
+	r.Metrics.Set(b, r.archivedResults(ctx, b))
+	return ctrl.Result{}, nil
 }
 
-// archive copies the full result from the runner's log into a ConfigMap owned by the benchmark.
-// It returns an error only when trying again may help (the log could not be read); a log without
-// a result, or one too big to keep, is an archive with an Error.
-func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark, run plan.Run, pod *corev1.Pod) (*kvv1.ResultArchive, error) {
-	rc, err := r.Logs(ctx, pod.Namespace, pod.Name, render.ContainerName)
-	if err != nil {
-		return nil, fmt.Errorf("reading the log of pod %s: %w", pod.Name, err)
-	}
-	res, err := archive.FromLog(rc, maxResultLine)
-	rc.Close()
+// archive copies the full result from the runner's log (snap, read after the pod ended) into a
+// ConfigMap owned by the benchmark. It returns an error only when trying again may help (the log
+// could not be read); a log without a result, or one too big to keep, is an archive with an Error.
+func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark, run plan.Run, pod *corev1.Pod, snap *logSnapshot) (*kvv1.ResultArchive, error) {
 	switch {
-	case errors.Is(err, archive.ErrLineTooLong):
-		return &kvv1.ResultArchive{Error: err.Error() + "; kubectl kvbench save reads it from the pod log before cleanup"}, nil
-	case err != nil:
-		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
-	case res == nil:
+	case pod == nil:
+		return &kvv1.ResultArchive{Error: "the runner pod is gone; its log cannot be read"}, nil
+	case snap.Bad != nil && errors.Is(snap.Bad, archive.ErrLineTooLong):
+		return &kvv1.ResultArchive{Error: snap.Bad.Error() + "; kubectl kvbench save reads it from the pod log before cleanup"}, nil
+	case snap.Bad != nil:
+		return &kvv1.ResultArchive{Error: truncate(snap.Bad.Error())}, nil
+	case snap.Err != nil:
+		return nil, snap.Err
+	case snap.Result == nil:
 		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
+	}
+	res := snap.Result
+	if res.Engine == "" {
+		res.Engine = run.Engine.Name
 	}
 	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
 	if err != nil {
@@ -415,7 +578,12 @@ func (r *KVBenchmarkReconciler) emitTransitions(old, b *kvv1.KVBenchmark) {
 			r.Recorder.Eventf(b, corev1.EventTypeWarning, EventRunFailed, "Run %s failed: %s: %s", s.Name, s.Reason, s.Message)
 		case kvv1.RunPending:
 			if s.Reason != "" {
-				r.Recorder.Eventf(b, corev1.EventTypeNormal, EventRunWaiting, "Run %s waits: %s: %s", s.Name, s.Reason, s.Message)
+				// Waiting for a slot is by design; every other wait is something to look at.
+				typ := corev1.EventTypeWarning
+				if s.Reason == kvv1.ReasonWaitingForSlot {
+					typ = corev1.EventTypeNormal
+				}
+				r.Recorder.Eventf(b, typ, EventRunWaiting, "Run %s waits: %s: %s", s.Name, s.Reason, s.Message)
 			}
 		}
 	}
@@ -448,17 +616,30 @@ func podsOf(pods []corev1.Pod, job *batchv1.Job) []corev1.Pod {
 	return out
 }
 
-// SetupWithManager registers the controller. One reconcile at a time keeps the global concurrency
-// limit exact without locking across benchmarks.
+// SetupWithManager registers the controller. Several workers may reconcile different benchmarks
+// at once: the concurrency limit stays exact because counting and creating hold slotMu. Log reads
+// run outside the workers; a finished read reconciles its benchmark through a channel source.
 func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Logs != nil {
+		r.logReader = NewLogReader(r.Logs)
+		if r.Config.LogTimeout > 0 {
+			r.logReader.Timeout = r.Config.LogTimeout
+		}
+		if r.Config.LogRefresh > 0 {
+			r.logReader.Refresh = r.Config.LogRefresh
+		}
 	}
 	managed, err := predicate.LabelSelectorPredicate(metav1.LabelSelector{MatchLabels: map[string]string{render.LabelManagedBy: render.ManagerName}})
 	if err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	bld := ctrl.NewControllerManagedBy(mgr).
 		For(&kvv1.KVBenchmark{}).
 		Owns(&batchv1.Job{}, builder.WithPredicates(managed)).
 		// Pods belong to Jobs, not to the benchmark; map them back by label.
@@ -469,8 +650,12 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			}
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 		}), builder.WithPredicates(managed)).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.waitingForSlot), builder.WithPredicates(managed)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.waitingForSlot), builder.WithPredicates(managed))
+	if r.logReader != nil {
+		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{}))
+	}
+	return bld.
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Config.MaxConcurrentReconciles)}).
 		Named("kvbenchmark").
 		Complete(r)
 }

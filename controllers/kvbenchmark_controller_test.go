@@ -62,12 +62,17 @@ func expectMetricsMatchStatus(reg *prometheus.Registry, b *kvv1.KVBenchmark) {
 	dataset := strconv.FormatInt(plan.DatasetBytes(b.Spec.Dataset), 10)
 	for _, r := range b.Status.Runs {
 		phases := r.Results
+		labels := make([]string, len(phases))
+		for i, p := range phases {
+			labels[i] = strconv.Itoa(int(p.Index))
+		}
 		if r.Load != nil {
 			phases = append(append([]kvv1.PhaseSummary{}, phases...), *r.Load)
+			labels = append(labels, "load")
 		}
-		for _, p := range phases {
+		for i, p := range phases {
 			l := "benchmark=" + b.Name + ",dataset_bytes=" + dataset + ",engine=" + string(r.Engine) + ",iteration=" + strconv.Itoa(int(p.Iteration)) +
-				",medium=" + string(b.Spec.Storage.Medium) + ",namespace=" + b.Namespace + ","
+				",medium=" + string(b.Spec.Storage.Medium) + ",namespace=" + b.Namespace + ",phase=" + labels[i] + ","
 			wantOps[l+"threads="+strconv.Itoa(int(p.Threads))+",workload="+p.Workload+","] = p.OpsPerSec
 			if p.LatencyMicros != nil {
 				wantP99[l+"quantile=0.99,threads="+strconv.Itoa(int(p.Threads))+",workload="+p.Workload+","] = p.LatencyMicros.P99 / 1e6
@@ -154,10 +159,11 @@ var _ = Describe("KVBenchmark controller", func() {
 
 		// Both finish with results in their termination messages; rocksdb's log has its full result,
 		// pebble's none.
-		rocksFull := fullResult(kvv1.EngineRocksDB, 3)
+		rocksPhases := []kvv1.PhaseSummary{phase("readrandom", 1, 130339, 12.5), phase("readrandom", 4, 401000, 20)}
+		rocksFull := fullResultOf(kvv1.EngineRocksDB, 3, rocksPhases...)
 		op.logs.set(rp, runnerLog(rocksFull))
 		setPodStatus(rp, terminatedStatus(corev1.PodSucceeded, t0.Add(time.Second), t0.Add(time.Hour), 0, "Completed",
-			summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 130339, 12.5), phase("readrandom", 4, 401000, 20))))
+			summary(kvv1.EngineRocksDB, "", rocksPhases...)))
 		setJobStatus(rocks, true, "", "", t0, t0.Add(time.Hour))
 		startJob(pebble, t0)
 		pp := makePod(pebble, "node-b")
@@ -394,6 +400,7 @@ var _ = Describe("KVBenchmark controller", func() {
 						State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImageNeverPull",
 							Message: `Container image "localhost/kvbench-runner:v0.1.0" is not present with pull policy of Never`}}}}})
 				},
+				step:   3 * time.Minute, // past the start-failure window
 				reason: kvv1.ReasonImagePull, message: "ErrImageNeverPull: Container image",
 			}),
 			Entry("unschedulable past the timeout, with the scheduler's message", failure{
@@ -424,10 +431,25 @@ var _ = Describe("KVBenchmark controller", func() {
 			ns := newNamespace()
 			Expect(k8s.Create(ctx, w.MakeKVBenchmark("stop", ns).Obj())).To(Succeed())
 			job := eventuallyJob(ns, "stop-rocksdb")
+			startJob(job, t0)
 			pod := makePod(job, "node-a")
 			setPodStatus(pod, corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{
 				Name: "runner", Image: "x", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}})
-			eventuallyPhase(client.ObjectKey{Namespace: ns, Name: "stop"}, kvv1.PhaseFailed)
+			// Within the start-failure window the run waits and says why, with a Warning.
+			k := client.ObjectKey{Namespace: ns, Name: "stop"}
+			eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool {
+				return r.Phase == kvv1.RunPending && r.Reason == kvv1.ReasonImagePull
+			})
+			Eventually(func(g Gomega) {
+				var warned bool
+				for _, e := range eventsFor(ns, "stop") {
+					warned = warned || (e.Reason == EventRunWaiting && e.Type == corev1.EventTypeWarning)
+				}
+				g.Expect(warned).To(BeTrue())
+			}, timeout, interval).Should(Succeed())
+			op.clock.Step(3 * time.Minute)
+			poke(k)
+			eventuallyPhase(k, kvv1.PhaseFailed)
 			Eventually(func() []batchv1.Job { return jobsIn(ns) }, timeout, interval).Should(BeEmpty())
 		})
 
@@ -585,13 +607,25 @@ func ptrTo[T any](v T) *T { return &v }
 
 // fullResult is a runner's full result with a time series of n samples per phase.
 func fullResult(engine kvv1.EngineName, n int) *kvv1.Result {
-	p := kvv1.PhaseResult{PhaseSummary: phase("readrandom", 1, 100000, 10)}
-	for i := range n {
-		p.Intervals = append(p.Intervals, kvv1.IntervalSample{OffsetSeconds: float64(i + 1), OpsPerSec: 100000 + float64(i), P99Micros: 10})
-	}
-	return &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: engine, EngineVersion: string(engine) + " 1.0",
+	return fullResultOf(engine, n, phase("readrandom", 1, 100000, 10))
+}
+
+// fullResultOf is the full result whose summary() has these phases (and its load), each phase
+// with n interval samples.
+func fullResultOf(engine kvv1.EngineName, n int, phases ...kvv1.PhaseSummary) *kvv1.Result {
+	res := &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: engine, EngineVersion: string(engine) + " 1.0",
 		Dataset:   kvv1.DatasetInfo{Num: 1000, KeySize: 16, ValueSizeAvg: 100, Bytes: 116000},
-		StartTime: metav1.NewTime(t0), Phases: []kvv1.PhaseResult{p}}
+		StartTime: metav1.NewTime(t0),
+		Load:      &kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "load", Threads: 1, Ops: 1000, Seconds: 1, OpsPerSec: 1000, MicrosPerOp: 1000}}}
+	for i, ps := range phases {
+		p := kvv1.PhaseResult{PhaseSummary: ps}
+		p.Index = int32(i)
+		for j := range n {
+			p.Intervals = append(p.Intervals, kvv1.IntervalSample{OffsetSeconds: float64(j + 1), OpsPerSec: ps.OpsPerSec + float64(j), P99Micros: 10})
+		}
+		res.Phases = append(res.Phases, p)
+	}
+	return res
 }
 
 // runnerLog is a runner's log ending with its result line.

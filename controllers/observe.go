@@ -34,15 +34,32 @@ type observation struct {
 	requeueAfter time.Duration
 }
 
-// observeRun derives one run's status from its persisted status, Job and pods. It is pure.
-// A run that is already terminal in status stays as it is: results are final.
-func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, now time.Time, unschedulableTimeout time.Duration) (kvv1.RunStatus, observation) {
+// limits are how long a run may wait on a condition that may heal before it fails.
+type limits struct {
+	unschedulable time.Duration
+	// startFailure bounds image pull errors and CreateContainerConfigError.
+	startFailure time.Duration
+}
+
+// podGoneGrace is how long past its deletion deadline a terminating pod is still waited for (a
+// pod on an unreachable node never reports that it ended).
+const podGoneGrace = 2 * time.Minute
+
+// observeRun derives one run's status from its persisted status, Job, pods and what the runner
+// logged (its streamed phases; nil when not read). It is pure. A run that is already terminal in
+// status stays as it is: results are final. A run is terminal only once its pod has ended or is
+// gone: the Job's FailureTarget (deadline) and SuccessCriteriaMet come while the runner may still
+// be writing its summary.
+func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
 	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending}
 	if prev != nil {
 		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
 			return *prev.DeepCopy(), observation{}
 		}
+		// What a running run already reported stays, whatever happens to its pod.
 		st.NodeName, st.StartTime = prev.NodeName, prev.StartTime.DeepCopy()
+		st.EngineVersion, st.Dataset, st.Load = prev.EngineVersion, prev.Dataset.DeepCopy(), prev.Load.DeepCopy()
+		st.Results, st.Truncated = clonePhases(prev.Results), prev.Truncated
 	}
 	if job == nil {
 		if prev != nil && prev.Phase == kvv1.RunRunning {
@@ -76,13 +93,12 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		}
 	}
 	summary, summaryErr := parseSummary(term)
-	if summary != nil {
-		copySummary(&st, summary)
-	}
+	mergeResults(&st, summary, logged)
 
 	complete := jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobSuccessCriteriaMet)
 	failed := jobCondition(job, batchv1.JobFailed) || jobCondition(job, batchv1.JobFailureTarget)
 	podFailed := pod != nil && pod.Status.Phase == corev1.PodFailed
+	ended := podEnded(pod, now)
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
 		switch {
@@ -97,6 +113,13 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	}
 
 	switch {
+	case (complete || failed) && !ended:
+		// Decided by the Job controller, but the runner still runs (it is being stopped, or
+		// writes its summary): wait for the pod to end; its update brings the next pass.
+		if running != nil || pod.Status.Phase == corev1.PodRunning {
+			st.Phase = kvv1.RunRunning
+		}
+		return st, observation{requeueAfter: podGoneGrace}
 	case complete:
 		if summary == nil {
 			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))
@@ -111,8 +134,19 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	}
 
 	// The Job is active.
-	if waiting != nil && imageWaitingReasons[waiting.Reason] {
-		return finish(kvv1.RunFailed, kvv1.ReasonImagePull, fmt.Sprintf("%s: %s", waiting.Reason, waiting.Message))
+	if waiting != nil && (imageWaitingReasons[waiting.Reason] || waiting.Reason == kvv1.ReasonContainerConfig) {
+		// Often a typo (fail soon, with the kubelet's words), sometimes a registry or Secret that
+		// is about to appear (wait a little).
+		reason := kvv1.ReasonImagePull
+		if waiting.Reason == kvv1.ReasonContainerConfig {
+			reason = kvv1.ReasonContainerConfig
+		}
+		msg := fmt.Sprintf("%s: %s", waiting.Reason, waiting.Message)
+		if wait := startedWaiting(pod, job).Add(lim.startFailure).Sub(now); wait > 0 {
+			st.Reason, st.Message = reason, truncate(msg)
+			return st, observation{requeueAfter: wait}
+		}
+		return finish(kvv1.RunFailed, reason, msg)
 	}
 	if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 		st.Reason, st.Message = kvv1.ReasonUnschedulable, truncate(c.Message)
@@ -124,7 +158,7 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		if since.IsZero() {
 			since = job.CreationTimestamp.Time
 		}
-		if wait := since.Add(unschedulableTimeout).Sub(now); wait > 0 {
+		if wait := since.Add(lim.unschedulable).Sub(now); wait > 0 {
 			return st, observation{requeueAfter: wait}
 		}
 		return finish(kvv1.RunFailed, kvv1.ReasonUnschedulable, c.Message)
@@ -133,6 +167,129 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		st.Phase = kvv1.RunRunning
 	}
 	return st, observation{}
+}
+
+// podEnded: the runner can write nothing more. Nil (no pod, or gone) has ended; Reconcile
+// confirms a missing pod with the API server before it makes a run terminal.
+func podEnded(pod *corev1.Pod, now time.Time) bool {
+	if pod == nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	if cs := runnerStatus(pod); cs != nil && cs.State.Terminated != nil {
+		return true
+	}
+	return pod.DeletionTimestamp != nil && now.After(pod.DeletionTimestamp.Add(podGoneGrace))
+}
+
+// startedWaiting is when the runner container began to wait for its start: the pod's start on
+// the node, else the Job's start, else the pod's creation.
+func startedWaiting(pod *corev1.Pod, job *batchv1.Job) time.Time {
+	switch {
+	case pod.Status.StartTime != nil:
+		return pod.Status.StartTime.Time
+	case job.Status.StartTime != nil:
+		return job.Status.StartTime.Time
+	}
+	return pod.CreationTimestamp.Time
+}
+
+// mergeResults sets st's results from the termination message's summary and the phases the
+// runner logged, on top of what st already has (the previous status): every phase any of them
+// knows, by index, the most detailed copy of each. The summary is bounded (it drops detail,
+// then phases); the phase lines are not, but are read only every few seconds.
+func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot) {
+	var fromSummary []kvv1.PhaseSummary
+	var sumLoad *kvv1.PhaseSummary
+	if summary != nil {
+		st.EngineVersion = summary.EngineVersion
+		st.Dataset = summary.Dataset.DeepCopy()
+		fromSummary, sumLoad = summary.Phases, summary.Load
+	}
+	var fromLog []kvv1.PhaseSummary
+	var logLoad *kvv1.PhaseSummary
+	if logged != nil {
+		fromLog, logLoad = logged.Phases, logged.Load
+	}
+	st.Results = capPhases(mergePhases(fromLog, st.Results, fromSummary))
+	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
+		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
+			st.Load = l.DeepCopy()
+		}
+	}
+	if summary != nil {
+		st.Truncated = max(0, int32(len(summary.Phases))+summary.Truncated-int32(len(st.Results)))
+	}
+}
+
+// maxStatusPhases bounds the phases kept in one run's status (about 400 KB), far below the API
+// server's object limit whatever sweep the CRD accepts; the archive and the metrics keep them all.
+const maxStatusPhases = 1000
+
+// capPhases keeps the first maxStatusPhases phases.
+func capPhases(p []kvv1.PhaseSummary) []kvv1.PhaseSummary {
+	if len(p) > maxStatusPhases {
+		return p[:maxStatusPhases]
+	}
+	return p
+}
+
+// mergePhases returns the union of phase lists by Index in index order, keeping for each index
+// the first of the most detailed copies. Lists without indexes (schema v1, where all are 0) are
+// numbered by position, which is their index.
+func mergePhases(lists ...[]kvv1.PhaseSummary) []kvv1.PhaseSummary {
+	byIndex := map[int32]kvv1.PhaseSummary{}
+	for _, l := range lists {
+		indexed := true
+		for i := 1; i < len(l); i++ {
+			indexed = indexed && l[i].Index > l[i-1].Index
+		}
+		for i, p := range l {
+			if !indexed {
+				p.Index = int32(i)
+			}
+			if have, ok := byIndex[p.Index]; !ok || detail(&p) > detail(&have) {
+				byIndex[p.Index] = *p.DeepCopy()
+			}
+		}
+	}
+	if len(byIndex) == 0 {
+		return nil
+	}
+	out := make([]kvv1.PhaseSummary, 0, len(byIndex))
+	for _, p := range byIndex {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
+
+// detail ranks copies of a phase by what the summary's truncation keeps.
+func detail(p *kvv1.PhaseSummary) int {
+	n := 0
+	if p.LatencyMicros != nil {
+		n += 2
+		if p.LatencyMicros.P75 != 0 || p.LatencyMicros.P9999 != 0 {
+			n++
+		}
+	}
+	if p.Pulse != nil {
+		n++
+	}
+	if len(p.Operations) > 0 {
+		n++
+	}
+	return n
+}
+
+func clonePhases(in []kvv1.PhaseSummary) []kvv1.PhaseSummary {
+	if in == nil {
+		return nil
+	}
+	out := make([]kvv1.PhaseSummary, len(in))
+	for i := range in {
+		in[i].DeepCopyInto(&out[i])
+	}
+	return out
 }
 
 // failureReason explains a failed run, most specific cause first.
@@ -188,17 +345,6 @@ func parseSummary(term *corev1.ContainerStateTerminated) (*kvv1.Summary, error) 
 	return &s, nil
 }
 
-func copySummary(st *kvv1.RunStatus, s *kvv1.Summary) {
-	st.EngineVersion = s.EngineVersion
-	st.Dataset = s.Dataset.DeepCopy()
-	st.Load = s.Load.DeepCopy()
-	st.Results = nil
-	for i := range s.Phases {
-		st.Results = append(st.Results, *s.Phases[i].DeepCopy())
-	}
-	st.Truncated = s.Truncated
-}
-
 // datasetColumn is the dataset's size as given, else its key count.
 func datasetColumn(d kvv1.DatasetSpec) string {
 	switch {
@@ -248,6 +394,7 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 		}
 	}
 	st.Progress = fmt.Sprintf("%d/%d", finished, len(runs))
+	st.PhaseProgress = phaseProgress(b, runs)
 	names := make([]string, 0, len(runs))
 	for _, r := range runs {
 		names = append(names, string(r.Engine))
@@ -309,6 +456,38 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 	}
 	st.Headline = headline(runs)
 	return st
+}
+
+// phaseProgress is "finished/planned" measured phases over all runs. A run that ended keeps its
+// finished phases; the ones it never ran still count as planned.
+func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
+	planned, done := 0, 0
+	for _, run := range plan.Plan(b) {
+		planned += plannedPhases(run.Config)
+	}
+	for _, r := range runs {
+		done += len(r.Results) + int(r.Truncated)
+	}
+	return fmt.Sprintf("%d/%d", done, max(planned, done))
+}
+
+// plannedPhases is how many measured phases a runner config makes: each workload at each of its
+// thread counts, per repeat; a db_bench passthrough counts once (its own flags decide).
+func plannedPhases(cfg kvv1.RunnerConfig) int {
+	n := 0
+	for _, w := range cfg.Workloads {
+		switch {
+		case w.Name == kvv1.WorkloadDBBench:
+			n++
+		case len(w.Threads) > 0:
+			n += len(w.Threads)
+		case len(cfg.Threads) > 0:
+			n += len(cfg.Threads)
+		default:
+			n++
+		}
+	}
+	return n * max(1, int(cfg.Repeat))
 }
 
 // headline is the last measured phase of the last run that has results.

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -61,6 +62,7 @@ func TestObserveRun(t *testing.T) {
 		prev    *kvv1.RunStatus
 		job     *batchv1.Job
 		pods    []corev1.Pod
+		logged  *logSnapshot
 		want    kvv1.RunStatus
 		requeue time.Duration
 	}{
@@ -114,6 +116,59 @@ func TestObserveRun(t *testing.T) {
 		"a pending run whose Job is missing is created (not failed)": {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Reason = kvv1.RunPending, kvv1.ReasonWaitingForSlot })),
 			want: with(func(s *kvv1.RunStatus) { s.Phase = kvv1.RunPending })},
+		"the deadline's FailureTarget while the runner still writes its summary: not decided yet": {
+			job:     mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
+			pods:    mkPod("n1").phase(corev1.PodRunning).state(corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: start}}}).list(),
+			want:    with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) }),
+			requeue: podGoneGrace},
+		"Complete before the pod's termination is seen: not decided yet": {
+			job:     mkJob().cond(batchv1.JobSuccessCriteriaMet, "", "").cond(batchv1.JobComplete, "", "").obj(),
+			pods:    mkPod("n1").phase(corev1.PodRunning).list(),
+			want:    with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" }),
+			requeue: podGoneGrace},
+		"a running run lists the phases it logged": {
+			prev:   ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunRunning, []kvv1.PhaseSummary{ph(0, 1, false)} })),
+			job:    mkJob().obj(),
+			pods:   mkPod("n1").phase(corev1.PodRunning).list(),
+			logged: &logSnapshot{Phases: []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}},
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.Results = kvv1.RunRunning, "n1", []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}
+			})},
+		"OOM kill (no summary) keeps the phases logged before": {
+			prev:   ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.Results = kvv1.RunRunning, []kvv1.PhaseSummary{ph(0, 1, true)} })),
+			job:    mkJob().cond(batchv1.JobFailed, "BackoffLimitExceeded", "x").obj(),
+			pods:   mkPod("n1").phase(corev1.PodFailed).terminated(137, "OOMKilled", "", start, end).list(),
+			logged: &logSnapshot{Phases: []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}},
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonOOMKilled, "n1", at(start), at(end)
+				s.Message = "the runner exceeded its memory limit (exit code 137); for tmpfs the database counts against it"
+				s.Results = []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, true)}
+			})},
+		"deadline: a truncated summary and the logged phases together keep every phase": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase = kvv1.RunRunning })),
+			job:  mkJob().cond(batchv1.JobFailed, "DeadlineExceeded", "too long").obj(),
+			pods: mkPod("n1").phase(corev1.PodFailed).terminated(143, "Error",
+				`{"schemaVersion":"kvbench.io/result/v2","engine":"rocksdb","phases":[{"workload":"w","threads":1,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1},{"index":1,"workload":"w","threads":2,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1}],"truncated":1,"error":"interrupted by SIGTERM"}`,
+				start, end).list(),
+			logged: &logSnapshot{Phases: []kvv1.PhaseSummary{ph(0, 1, true)}},
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.NodeName, s.StartTime, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", "n1", at(start), at(end)
+				s.Results, s.Truncated = []kvv1.PhaseSummary{ph(0, 1, true), ph(1, 2, false)}, 1
+			})},
+		"image pull error within the start window: pending with the kubelet's message": {
+			job:  func() *batchv1.Job { j := mkJob().obj(); j.Status.StartTime = at(now.Add(-time.Minute)); return j }(),
+			pods: mkPod("n1").state(corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.NodeName = kvv1.RunPending, kvv1.ReasonImagePull, "ErrImagePull: not found", "n1"
+			}),
+			requeue: time.Minute},
+		"CreateContainerConfigError past the start window: failed": {
+			job:  func() *batchv1.Job { j := mkJob().obj(); j.Status.StartTime = at(now.Add(-3 * time.Minute)); return j }(),
+			pods: mkPod("n1").state(corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: `secret "x" not found`}}).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonContainerConfig, "n1", at(now)
+				s.Message = `CreateContainerConfigError: secret "x" not found`
+			})},
 		"a running run whose Job vanished fails": {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" })),
 			want: with(func(s *kvv1.RunStatus) {
@@ -123,7 +178,7 @@ func TestObserveRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, now, 10*time.Minute)
+			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
@@ -131,6 +186,52 @@ func TestObserveRun(t *testing.T) {
 				t.Errorf("requeueAfter = %v, want %v", obs.requeueAfter, tc.requeue)
 			}
 		})
+	}
+}
+
+// ph is a test phase at index i with threads; detailed phases carry latencies.
+func ph(i, threads int32, detailed bool) kvv1.PhaseSummary {
+	p := kvv1.PhaseSummary{Index: i, Workload: "w", Threads: threads, Ops: 1, Seconds: 1, OpsPerSec: 1, MicrosPerOp: 1}
+	if detailed {
+		p.LatencyMicros = &kvv1.Percentiles{P50: 1, P99: 2}
+	}
+	return p
+}
+
+func TestMergePhases(t *testing.T) {
+	v1 := []kvv1.PhaseSummary{ph(0, 1, false), ph(0, 2, false), ph(0, 4, false)} // no indexes: positions
+	got := mergePhases([]kvv1.PhaseSummary{ph(1, 2, true)}, v1)
+	want := []kvv1.PhaseSummary{ph(0, 1, false), ph(1, 2, true), ph(2, 4, false)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if mergePhases(nil, nil) != nil {
+		t.Error("no phases: want nil")
+	}
+}
+
+// However large the sweep, status keeps a bounded number of phases and counts the rest.
+func TestMergeResultsCapsStatus(t *testing.T) {
+	var many []kvv1.PhaseSummary
+	for i := range maxStatusPhases + 50 {
+		many = append(many, ph(int32(i), 1, true))
+	}
+	var st kvv1.RunStatus
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many})
+	if len(st.Results) != maxStatusPhases || st.Truncated != 50 || st.Results[maxStatusPhases-1].Index != maxStatusPhases-1 {
+		t.Errorf("%d phases kept, %d truncated", len(st.Results), st.Truncated)
+	}
+}
+
+func TestPhaseProgress(t *testing.T) {
+	b := w.MakeKVBenchmark("b", "ns").EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).Obj()
+	per := plannedPhases(plan.Plan(b)[0].Config)
+	if per < 1 {
+		t.Fatalf("planned phases %d", per)
+	}
+	runs := []kvv1.RunStatus{{Results: []kvv1.PhaseSummary{ph(0, 1, false)}, Truncated: 1}, {}}
+	if got, want := aggregate(b, runs, time.Now()).PhaseProgress, fmt.Sprintf("2/%d", max(2, 2*per)); got != want {
+		t.Errorf("phase progress %q, want %q", got, want)
 	}
 }
 

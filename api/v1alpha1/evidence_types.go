@@ -25,6 +25,14 @@ func KnownResultSchema(v string) bool {
 // dies (deadline, OOM kill, deleted pod) keeps every phase that finished.
 const ResultPhaseLogPrefix = "kvbench-phase: "
 
+// Environment variables the operator sets on runner containers; the runner puts them on its live
+// metrics as the labels namespace, benchmark and engine, so runner series join the operator's.
+const (
+	EnvNamespace = "KVBENCH_NAMESPACE"
+	EnvBenchmark = "KVBENCH_BENCHMARK"
+	EnvRun       = "KVBENCH_RUN"
+)
+
 // Provenance is what a run needs to be rerun and to explain a difference between two runs. The
 // runner fills what it can see from inside the pod; the operator adds the image digest and the
 // node's labels (Kubernetes API facts a pod cannot read).

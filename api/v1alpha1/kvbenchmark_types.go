@@ -72,6 +72,15 @@ const (
 	ReasonJobFailed        = "JobFailed"
 	// ReasonWaitingForSlot: the operator's global concurrency limit holds the run back.
 	ReasonWaitingForSlot = "WaitingForSlot"
+	// ReasonContainerConfig: the kubelet cannot create the runner container (a missing Secret or
+	// ConfigMap, ...): retried for a short window, then failed with the kubelet's message.
+	ReasonContainerConfig = "CreateContainerConfigError"
+	// ReasonJobRejected: the API server refused the run's Job for good (invalid, forbidden by an
+	// admission policy); the message is the server's.
+	ReasonJobRejected = "JobRejected"
+	// ReasonJobCreateRetrying: creating the run's Job failed in a way that may heal (quota
+	// exceeded, the API server unavailable); the operator keeps trying.
+	ReasonJobCreateRetrying = "JobCreateRetrying"
 )
 
 // KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
@@ -227,13 +236,21 @@ type StorageSpec struct {
 // PlacementSpec chooses the nodes runner pods land on.
 type PlacementSpec struct {
 	// NodeSelector is merged with the NVMe node label for localNVMe.
+	// +kubebuilder:validation:MaxProperties=32
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Affinity of the runner pods; the operator adds its anti-affinity term when exclusive.
 	// +optional
 	Affinity *corev1.Affinity `json:"affinity,omitempty"`
-	// Tolerations of the runner pods.
+	// Tolerations of the runner pods. Their structure is checked as the API server checks a pod's;
+	// key and value syntax only when the Job is created (CEL regexes over unbounded strings exceed
+	// the CRD's cost budget), which fails the run with the server's message.
 	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator == 'Exists' || t.operator == 'Equal')",message="placement.tolerations: operator must be Exists or Equal"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="placement.tolerations: value must be empty when operator is Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, (has(t.key) && t.key != '') || (has(t.operator) && t.operator == 'Exists'))",message="placement.tolerations: an empty key needs operator Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.effect) || t.effect == '' || t.effect == 'NoSchedule' || t.effect == 'PreferNoSchedule' || t.effect == 'NoExecute')",message="placement.tolerations: effect must be NoSchedule, PreferNoSchedule or NoExecute"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds) || (has(t.effect) && t.effect == 'NoExecute'))",message="placement.tolerations: tolerationSeconds needs effect NoExecute"
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Exclusive keeps other runners off a node while this one runs (required pod anti-affinity), so
@@ -370,6 +387,10 @@ type KVBenchmarkStatus struct {
 	// Progress is "finished/total" runs.
 	// +optional
 	Progress string `json:"progress,omitempty"`
+	// PhaseProgress is "finished/planned" measured phases over all runs (a db_bench passthrough
+	// workload counts as one planned phase), updated while runs go.
+	// +optional
+	PhaseProgress string `json:"phaseProgress,omitempty"`
 	// Dataset is spec.dataset.size, or the key count ("1000000 keys") for a dataset sized by
 	// num, for kubectl get.
 	// +optional
@@ -395,6 +416,7 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:printcolumn:name="Workload",type=string,JSONPath=`.status.headline.workload`,priority=1
 // +kubebuilder:printcolumn:name="Threads",type=integer,JSONPath=`.status.headline.threads`,priority=1
 // +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,priority=1
+// +kubebuilder:printcolumn:name="Phases",type=string,JSONPath=`.status.phaseProgress`,priority=1
 // +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.resources.memory`,priority=1
 // +kubebuilder:printcolumn:name="Cache",type=string,JSONPath=`.spec.cacheMode`,priority=1
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name must be at most 50 characters (it prefixes Job names and label values)"

@@ -3,6 +3,7 @@ package v1alpha1_test
 import (
 	"context"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"reflect"
 	"slices"
 	"strings"
@@ -107,6 +108,12 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("prefix larger than the key", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 32 }), "dataset.prefixSize must not exceed keySize"),
 		Entry("keysPerPrefix without a prefix", base().Dataset(func(d *kvv1.DatasetSpec) { d.KeysPerPrefix = 10 }), "dataset.keysPerPrefix needs prefixSize > 0"),
 		Entry("loadMode existing", base().Dataset(func(d *kvv1.DatasetSpec) { d.LoadMode = kvv1.LoadExisting }), "dataset.loadMode existing is not supported by the operator"),
+		Entry("toleration Exists with a value", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Value: "v"}}
+		}), "value must be empty when operator is Exists"),
+		Entry("toleration seconds without NoExecute", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}
+		}), "tolerationSeconds needs effect NoExecute"),
 		Entry("runner image :latest", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost/kvbench-runner:latest" }), "runnerImage needs a version tag"),
 		Entry("runner image without a tag", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost:5000/kvbench-runner" }), "runnerImage needs a version tag"),
 		Entry("deadline below 1m", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Deadline = &metav1.Duration{Duration: 10e9} }), "deadline must be at least 1m"),

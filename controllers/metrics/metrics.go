@@ -1,6 +1,7 @@
 // Package metrics exports KVBenchmark results as Prometheus series. The series of a benchmark are
-// rebuilt from its status on every reconcile (so they survive an operator restart) and dropped when
-// the benchmark is deleted.
+// rebuilt on every reconcile from each run's full result (the archive) when there is one, else
+// from its status (so they survive an operator restart), and dropped when the benchmark is
+// deleted. Every phase has its own series: the phase label is its index in the run.
 package metrics
 
 import (
@@ -15,7 +16,19 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 )
 
-var resultLabels = []string{"namespace", "benchmark", "engine", "workload", "threads", "iteration", "medium", "dataset_bytes"}
+// resultLabels name one phase of one run. phase is the phase's index in the run ("load" for the
+// dataset load), so two phases of one workload at one thread count (seed 000's readwhilewriting
+// at two write rates) do not collide; workload, threads and iteration are there to select by.
+var resultLabels = []string{"namespace", "benchmark", "engine", "phase", "workload", "threads", "iteration", "medium", "dataset_bytes"}
+
+func with(extra ...string) []string { return append(append([]string{}, resultLabels...), extra...) }
+
+// maxPulseRounds bounds the per-round series of one pulse phase; MaxPhases the phases of one run
+// that get series (the CRD allows sweeps of 51,200 phases; Prometheus should not get them all).
+const (
+	maxPulseRounds = 100
+	MaxPhases      = 1000
+)
 
 var (
 	descOps = prometheus.NewDesc("kvbench_result_ops_per_second",
@@ -24,7 +37,26 @@ var (
 		"Data rate of a measured phase (db_bench MB/s in bytes).", resultLabels, nil)
 	descLatency = prometheus.NewDesc("kvbench_result_latency_seconds",
 		"Latency percentiles of a measured phase, from merged per-thread histograms (quantile 1 is the max).",
-		append(append([]string{}, resultLabels...), "quantile"), nil)
+		with("quantile"), nil)
+	descOperationOps = prometheus.NewDesc("kvbench_result_operation_ops_per_second",
+		"Throughput of one operation type of a mixed phase (YCSB read/update/insert/scan/readmodifywrite, readrandomwriterandom read/write).",
+		with("operation"), nil)
+	descOperationLatency = prometheus.NewDesc("kvbench_result_operation_latency_seconds",
+		"Latency percentiles of one operation type of a mixed phase (quantile 1 is the max).",
+		with("operation", "quantile"), nil)
+	descPulseRound = prometheus.NewDesc("kvbench_result_pulse_round_seconds",
+		"Time of one pulse round and of its read, write and delete parts (first 100 rounds; full result only).",
+		with("round", "part"), nil)
+	descCPU = prometheus.NewDesc("kvbench_result_cpu_seconds",
+		"CPU time of the runner process over the phase, engine background work included (full result only).", resultLabels, nil)
+	descWriteAmp = prometheus.NewDesc("kvbench_result_engine_write_amplification",
+		"Engine write amplification over the phase (engine counters; full result only).", resultLabels, nil)
+	descStall = prometheus.NewDesc("kvbench_result_engine_stall_seconds",
+		"Time writes were stalled or slowed by the engine over the phase (full result only).", resultLabels, nil)
+	descLSM = prometheus.NewDesc("kvbench_result_engine_lsm_bytes",
+		"Engine LSM size (table files) at the end of the phase (full result only).", resultLabels, nil)
+	descCompactionWritten = prometheus.NewDesc("kvbench_result_engine_compaction_written_bytes",
+		"Bytes written by engine compactions over the phase (full result only).", resultLabels, nil)
 	descOpLatency = prometheus.NewDesc("kvbench_result_op_seconds",
 		"Mean time per operation of a measured phase (db_bench micros/op).", resultLabels, nil)
 	descDuration = prometheus.NewDesc("kvbench_result_duration_seconds",
@@ -47,12 +79,12 @@ var (
 		"1 for a run's current phase, 0 for the others.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "phase"}, nil)
 	descRunDuration = prometheus.NewDesc("kvbench_run_duration_seconds",
 		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
-	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
-		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
 	// One series per change in status.baseline.changes (at most 64 per benchmark).
 	descChange = prometheus.NewDesc("kvbench_result_change_ratio",
 		"A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.",
 		[]string{"namespace", "benchmark", "baseline", "engine", "workload", "threads", "metric", "regressed"}, nil)
+	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
+		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
 )
 
 var benchPhases = []kvv1.BenchmarkPhase{kvv1.PhasePending, kvv1.PhaseRunning, kvv1.PhaseSucceeded, kvv1.PhaseFailed}
@@ -90,7 +122,8 @@ func (c *Collector) Register(reg prometheus.Registerer) error {
 // Describe sends the fixed descriptors; the counter registers itself separately.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOps, descBytes, descLatency, descOpLatency, descDuration, descOpsCount, descFound,
-		descWriteRate, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart, descChange} {
+		descWriteRate, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart,
+		descOperationOps, descOperationLatency, descPulseRound, descCPU, descWriteAmp, descStall, descLSM, descCompactionWritten, descChange} {
 		ch <- d
 	}
 }
@@ -106,9 +139,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Set replaces the series of b with what its status says.
-func (c *Collector) Set(b *kvv1.KVBenchmark) {
-	ms := build(b)
+// Set replaces the series of b with what its runs' full results (by run name; nil or missing:
+// none) and otherwise its status say.
+func (c *Collector) Set(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) {
+	ms := build(b, full)
 	c.mu.Lock()
 	c.series[types.NamespacedName{Namespace: b.Namespace, Name: b.Name}] = ms
 	c.mu.Unlock()
@@ -122,7 +156,7 @@ func (c *Collector) Delete(key types.NamespacedName) {
 	c.JobsCreated.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "benchmark": key.Name})
 }
 
-func build(b *kvv1.KVBenchmark) []prometheus.Metric {
+func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []prometheus.Metric {
 	var out []prometheus.Metric
 	add := func(d *prometheus.Desc, v float64, labels ...string) {
 		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
@@ -143,53 +177,10 @@ func build(b *kvv1.KVBenchmark) []prometheus.Metric {
 				add(descRunDuration, r.CompletionTime.Sub(r.StartTime.Time).Seconds(), runLabels...)
 			}
 		}
-		// The dataset load is exported like a phase (workload "load"), after the measured ones.
-		phases := r.Results
-		if r.Load != nil {
-			load := *r.Load
-			if load.Workload == "" {
-				load.Workload = "load"
-			}
-			phases = append(append([]kvv1.PhaseSummary{}, r.Results...), load)
-		}
-		// The same workload may appear twice in the spec at one thread count; its label set would
-		// collide, so the later phase wins.
-		last := map[string]int{}
-		for i, p := range phases {
-			last[p.Workload+"/"+strconv.Itoa(int(p.Threads))+"/"+strconv.Itoa(int(p.Iteration))] = i
-		}
-		for i, p := range phases {
-			if last[p.Workload+"/"+strconv.Itoa(int(p.Threads))+"/"+strconv.Itoa(int(p.Iteration))] != i {
-				continue
-			}
-			l := []string{b.Namespace, b.Name, string(r.Engine), p.Workload, strconv.Itoa(int(p.Threads)),
+		for _, p := range runPhasesOf(r, full[r.Name]) {
+			l := []string{b.Namespace, b.Name, string(r.Engine), p.label, p.Workload, strconv.Itoa(int(p.Threads)),
 				strconv.Itoa(int(p.Iteration)), medium, dataset}
-			add(descOps, p.OpsPerSec, l...)
-			add(descOpLatency, p.MicrosPerOp/1e6, l...)
-			add(descDuration, p.Seconds, l...)
-			add(descOpsCount, float64(p.Ops), l...)
-			if p.MBPerSec != 0 {
-				add(descBytes, p.MBPerSec*1024*1024, l...)
-			}
-			if p.Found != nil {
-				add(descFound, float64(*p.Found), l...)
-			}
-			if p.WriteRate != nil {
-				add(descWriteRate, *p.WriteRate, l...)
-			}
-			if p.Pulse != nil {
-				add(descPulseRounds, float64(p.Pulse.Rounds), l...)
-				add(descPulseMax, p.Pulse.MaxRoundSeconds, l...)
-				add(descPulseMean, p.Pulse.MeanRoundSeconds, l...)
-			}
-			if lat := p.LatencyMicros; lat != nil {
-				for _, q := range []struct {
-					q string
-					v float64
-				}{{"0.5", lat.P50}, {"0.99", lat.P99}, {"0.999", lat.P999}, {"1", lat.Max}} {
-					add(descLatency, q.v/1e6, append(append([]string{}, l...), q.q)...)
-				}
-			}
+			addPhase(add, l, p.PhaseResult)
 		}
 	}
 	if bl := b.Status.Baseline; bl != nil {
@@ -203,6 +194,129 @@ func build(b *kvv1.KVBenchmark) []prometheus.Metric {
 		}
 	}
 	return out
+}
+
+// labelledPhase is a phase with its phase label.
+type labelledPhase struct {
+	label string
+	*kvv1.PhaseResult
+}
+
+// runPhasesOf lists a run's phases and its load (label "load"), from the full result when there
+// is one (every phase, every detail), else from status (the bounded summary, or the phases
+// streamed so far). Lists without indexes (schema v1) are numbered by position.
+func runPhasesOf(r kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
+	var phases []kvv1.PhaseResult
+	var load *kvv1.PhaseResult
+	if res != nil {
+		phases, load = res.Phases, res.Load
+	} else {
+		for _, p := range r.Results {
+			phases = append(phases, kvv1.PhaseResult{PhaseSummary: p})
+		}
+		if r.Load != nil {
+			load = &kvv1.PhaseResult{PhaseSummary: *r.Load}
+		}
+	}
+	indexed := true
+	for i := 1; i < len(phases); i++ {
+		indexed = indexed && phases[i].Index > phases[i-1].Index
+	}
+	var out []labelledPhase
+	for i := range phases[:min(len(phases), MaxPhases)] {
+		idx := int(phases[i].Index)
+		if !indexed {
+			idx = i
+		}
+		out = append(out, labelledPhase{strconv.Itoa(idx), &phases[i]})
+	}
+	if load != nil {
+		l := *load
+		if l.Workload == "" {
+			l.Workload = "load"
+		}
+		out = append(out, labelledPhase{"load", &l})
+	}
+	return out
+}
+
+// addPhase adds one phase's series; absent numbers (nil fields) make no series.
+func addPhase(add func(d *prometheus.Desc, v float64, labels ...string), l []string, p *kvv1.PhaseResult) {
+	w := func(extra ...string) []string { return append(append([]string{}, l...), extra...) }
+	add(descOps, p.OpsPerSec, l...)
+	add(descOpLatency, p.MicrosPerOp/1e6, l...)
+	add(descDuration, p.Seconds, l...)
+	add(descOpsCount, float64(p.Ops), l...)
+	if p.MBPerSec != 0 {
+		add(descBytes, p.MBPerSec*1024*1024, l...)
+	}
+	if p.Found != nil {
+		add(descFound, float64(*p.Found), l...)
+	}
+	if p.WriteRate != nil {
+		add(descWriteRate, *p.WriteRate, l...)
+	}
+	if p.Pulse != nil {
+		add(descPulseRounds, float64(p.Pulse.Rounds), l...)
+		add(descPulseMax, p.Pulse.MaxRoundSeconds, l...)
+		add(descPulseMean, p.Pulse.MeanRoundSeconds, l...)
+	}
+	for _, q := range quantiles(p.LatencyMicros) {
+		add(descLatency, q.v/1e6, w(q.q)...)
+	}
+	seenOp := map[string]bool{}
+	for _, op := range p.Operations {
+		if seenOp[op.Name] {
+			continue
+		}
+		seenOp[op.Name] = true
+		add(descOperationOps, op.OpsPerSec, w(op.Name)...)
+		for _, q := range quantiles(op.LatencyMicros) {
+			add(descOperationLatency, q.v/1e6, w(op.Name, q.q)...)
+		}
+	}
+	for i, rd := range p.PulseRounds {
+		if i >= maxPulseRounds {
+			break
+		}
+		round := strconv.Itoa(int(rd.Round))
+		for _, part := range []struct {
+			name string
+			v    float64
+		}{{"total", rd.TotalSeconds}, {"read", rd.ReadSeconds}, {"write", rd.WriteSeconds}, {"delete", rd.DeleteSeconds}} {
+			add(descPulseRound, part.v, w(round, part.name)...)
+		}
+	}
+	if p.Usage != nil {
+		add(descCPU, p.Usage.CPUSeconds, l...)
+	}
+	if es := p.EngineStats; es != nil {
+		if es.WriteAmplification != nil {
+			add(descWriteAmp, *es.WriteAmplification, l...)
+		}
+		if es.StallSeconds != nil {
+			add(descStall, *es.StallSeconds, l...)
+		}
+		if es.LSMBytes != nil {
+			add(descLSM, float64(*es.LSMBytes), l...)
+		}
+		if es.CompactionBytesWritten != nil {
+			add(descCompactionWritten, float64(*es.CompactionBytesWritten), l...)
+		}
+	}
+}
+
+type quantile struct {
+	q string
+	v float64
+}
+
+// quantiles are the exported percentiles of lat (none for nil).
+func quantiles(lat *kvv1.Percentiles) []quantile {
+	if lat == nil {
+		return nil
+	}
+	return []quantile{{"0.5", lat.P50}, {"0.99", lat.P99}, {"0.999", lat.P999}, {"1", lat.Max}}
 }
 
 func boolValue(b bool) float64 {

@@ -21,7 +21,7 @@ func bench() *kvv1.KVBenchmark {
 		Results: []kvv1.PhaseSummary{
 			{Workload: "readrandom", Threads: 4, OpsPerSec: 1, MBPerSec: 1, Seconds: 10,
 				LatencyMicros: &kvv1.Percentiles{P50: 1, P99: 2, P999: 3, Max: 4}},
-			// The same workload again at the same thread count: the later one wins, no duplicate series.
+			// The same workload again at the same thread count: its own series (phase label).
 			{Workload: "readrandom", Threads: 4, OpsPerSec: 130339, MBPerSec: 14.4, Seconds: 10, Found: ptr.To[int64](99),
 				LatencyMicros: &kvv1.Percentiles{P50: 5, P99: 12.5, P999: 40, Max: 900}},
 			{Workload: "readwhilewriting", Threads: 4, OpsPerSec: 5000, WriteRate: ptr.To(9876.5)},
@@ -36,27 +36,33 @@ func TestCollectorUnitsLabelsAndDeletion(t *testing.T) {
 	if err := c.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	c.Set(bench())
-	labels := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns",threads="4"`
+	c.Set(bench(), nil)
 	// The text parser keeps label order; gathered series are sorted by label name.
-	noThreads := strings.TrimSuffix(labels, `,threads="4"`)
+	base := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns"`
+	labels := func(phase string) string { return base + `,phase="` + phase + `",threads="4"` }
 	want := `
 # HELP kvbench_result_ops_per_second Throughput of a measured phase (db_bench ops/sec).
 # TYPE kvbench_result_ops_per_second gauge
-kvbench_result_ops_per_second{` + labels + `,workload="readrandom"} 130339
-kvbench_result_ops_per_second{` + labels + `,workload="readwhilewriting"} 5000
+kvbench_result_ops_per_second{` + labels("0") + `,workload="readrandom"} 1
+kvbench_result_ops_per_second{` + labels("1") + `,workload="readrandom"} 130339
+kvbench_result_ops_per_second{` + labels("2") + `,workload="readwhilewriting"} 5000
 # HELP kvbench_result_latency_seconds Latency percentiles of a measured phase, from merged per-thread histograms (quantile 1 is the max).
 # TYPE kvbench_result_latency_seconds gauge
-kvbench_result_latency_seconds{` + noThreads + `,quantile="0.5",threads="4",workload="readrandom"} 5e-06
-kvbench_result_latency_seconds{` + noThreads + `,quantile="0.99",threads="4",workload="readrandom"} 1.25e-05
-kvbench_result_latency_seconds{` + noThreads + `,quantile="0.999",threads="4",workload="readrandom"} 4e-05
-kvbench_result_latency_seconds{` + noThreads + `,quantile="1",threads="4",workload="readrandom"} 0.0009
+kvbench_result_latency_seconds{` + base + `,phase="0",quantile="0.5",threads="4",workload="readrandom"} 1e-06
+kvbench_result_latency_seconds{` + base + `,phase="0",quantile="0.99",threads="4",workload="readrandom"} 2e-06
+kvbench_result_latency_seconds{` + base + `,phase="0",quantile="0.999",threads="4",workload="readrandom"} 3e-06
+kvbench_result_latency_seconds{` + base + `,phase="0",quantile="1",threads="4",workload="readrandom"} 4e-06
+kvbench_result_latency_seconds{` + base + `,phase="1",quantile="0.5",threads="4",workload="readrandom"} 5e-06
+kvbench_result_latency_seconds{` + base + `,phase="1",quantile="0.99",threads="4",workload="readrandom"} 1.25e-05
+kvbench_result_latency_seconds{` + base + `,phase="1",quantile="0.999",threads="4",workload="readrandom"} 4e-05
+kvbench_result_latency_seconds{` + base + `,phase="1",quantile="1",threads="4",workload="readrandom"} 0.0009
 # HELP kvbench_result_bytes_per_second Data rate of a measured phase (db_bench MB/s in bytes).
 # TYPE kvbench_result_bytes_per_second gauge
-kvbench_result_bytes_per_second{` + labels + `,workload="readrandom"} 1.50994944e+07
+kvbench_result_bytes_per_second{` + labels("0") + `,workload="readrandom"} 1.048576e+06
+kvbench_result_bytes_per_second{` + labels("1") + `,workload="readrandom"} 1.50994944e+07
 # HELP kvbench_result_achieved_writes_per_second Write rate actually reached (readwhilewriting, pulse).
 # TYPE kvbench_result_achieved_writes_per_second gauge
-kvbench_result_achieved_writes_per_second{` + labels + `,workload="readwhilewriting"} 9876.5
+kvbench_result_achieved_writes_per_second{` + labels("2") + `,workload="readwhilewriting"} 9876.5
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "kvbench_result_ops_per_second",
 		"kvbench_result_latency_seconds", "kvbench_result_bytes_per_second", "kvbench_result_achieved_writes_per_second"); err != nil {
@@ -77,6 +83,54 @@ kvbench_benchmark_phase{benchmark="b",namespace="ns",phase="Succeeded"} 1
 	c.Delete(types.NamespacedName{Namespace: "ns", Name: "b"})
 	if n, err := testutil.GatherAndCount(reg); err != nil || n != 0 {
 		t.Errorf("after Delete: %d series (err %v), want 0", n, err)
+	}
+}
+
+// The full result, when there is one, gives every phase (also those the bounded summary dropped)
+// and the detail status lacks: per-operation numbers, pulse rounds, engine statistics.
+func TestCollectorPrefersFullResult(t *testing.T) {
+	c := NewCollector()
+	reg := prometheus.NewPedanticRegistry()
+	if err := c.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	b := bench()
+	b.Status.Runs[0].Results = b.Status.Runs[0].Results[:1] // as if truncated
+	wa := 3.5
+	full := &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: kvv1.EngineRocksDB, Phases: []kvv1.PhaseResult{
+		{PhaseSummary: kvv1.PhaseSummary{Workload: "ycsb-a", Threads: 4, OpsPerSec: 100,
+			Operations: []kvv1.OperationSummary{{Name: "read", OpsPerSec: 60, LatencyMicros: &kvv1.Percentiles{P50: 1, P99: 2, P999: 3, Max: 4}}, {Name: "update", OpsPerSec: 40}}},
+			EngineStats: &kvv1.EngineStats{WriteAmplification: &wa}, Usage: &kvv1.PhaseUsage{CPUSeconds: 7}},
+		{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: "pulse", Threads: 4, OpsPerSec: 10, Pulse: &kvv1.PulseSummary{Rounds: 1, MeanRoundSeconds: 2, MaxRoundSeconds: 2}},
+			PulseRounds: []kvv1.PulseRound{{Round: 0, ReadSeconds: 0.5, WriteSeconds: 1, DeleteSeconds: 0.25, TotalSeconds: 2}}},
+	}}
+	c.Set(b, map[string]*kvv1.Result{"rocksdb": full})
+	base := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns"`
+	want := `
+# HELP kvbench_result_ops_per_second Throughput of a measured phase (db_bench ops/sec).
+# TYPE kvbench_result_ops_per_second gauge
+kvbench_result_ops_per_second{` + base + `,phase="0",threads="4",workload="ycsb-a"} 100
+kvbench_result_ops_per_second{` + base + `,phase="1",threads="4",workload="pulse"} 10
+# HELP kvbench_result_operation_ops_per_second Throughput of one operation type of a mixed phase (YCSB read/update/insert/scan/readmodifywrite, readrandomwriterandom read/write).
+# TYPE kvbench_result_operation_ops_per_second gauge
+kvbench_result_operation_ops_per_second{` + base + `,operation="read",phase="0",threads="4",workload="ycsb-a"} 60
+kvbench_result_operation_ops_per_second{` + base + `,operation="update",phase="0",threads="4",workload="ycsb-a"} 40
+# HELP kvbench_result_engine_write_amplification Engine write amplification over the phase (engine counters; full result only).
+# TYPE kvbench_result_engine_write_amplification gauge
+kvbench_result_engine_write_amplification{` + base + `,phase="0",threads="4",workload="ycsb-a"} 3.5
+# HELP kvbench_result_cpu_seconds CPU time of the runner process over the phase, engine background work included (full result only).
+# TYPE kvbench_result_cpu_seconds gauge
+kvbench_result_cpu_seconds{` + base + `,phase="0",threads="4",workload="ycsb-a"} 7
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "kvbench_result_ops_per_second",
+		"kvbench_result_operation_ops_per_second", "kvbench_result_engine_write_amplification", "kvbench_result_cpu_seconds"); err != nil {
+		t.Error(err)
+	}
+	for name, n := range map[string]int{"kvbench_result_operation_latency_seconds": 4, "kvbench_result_pulse_round_seconds": 4,
+		"kvbench_result_engine_stall_seconds": 0} {
+		if got, err := testutil.GatherAndCount(reg, name); err != nil || got != n {
+			t.Errorf("%s: %d series (%v), want %d", name, got, err, n)
+		}
 	}
 }
 
@@ -108,7 +162,7 @@ func TestChangeRatio(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := bench()
-	c.Set(b) // no baseline: no series
+	c.Set(b, nil) // no baseline: no series
 	if n, err := testutil.GatherAndCount(reg, "kvbench_result_change_ratio"); err != nil || n != 0 {
 		t.Errorf("without a baseline: %d series (err %v)", n, err)
 	}
@@ -116,7 +170,7 @@ func TestChangeRatio(t *testing.T) {
 		{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 2, Metric: "opsPerSec", Old: 100, New: 50, Ratio: 0.5, Significant: true, Regressed: true},
 		{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 2, Metric: "p99Micros", Old: 10, New: 11, Ratio: 1.1},
 	}}
-	c.Set(b)
+	c.Set(b, nil)
 	l := `baseline="kvbenchmark/nightly-1",benchmark="b",engine="pebble"`
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
 # HELP kvbench_result_change_ratio A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.

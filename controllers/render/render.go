@@ -157,6 +157,12 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 							fmt.Sprintf("--metrics-addr=:%d", MetricsPort),
 						},
 						Ports: []corev1.ContainerPort{{Name: MetricsPortName, ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
+						// The runner's live series carry these as labels (namespace, benchmark, engine).
+						Env: []corev1.EnvVar{
+							{Name: kvv1.EnvNamespace, Value: b.Namespace},
+							{Name: kvv1.EnvBenchmark, Value: b.Name},
+							{Name: kvv1.EnvRun, Value: run.Name},
+						},
 						Resources: corev1.ResourceRequirements{
 							Limits:   res,
 							Requests: res.DeepCopy(),

@@ -258,6 +258,12 @@ type Observer interface {
 	PhaseFinished(r *api.PhaseResult)
 }
 
+// LatencyObserver is an Observer that also takes the p99 latency of each report interval once
+// every worker has moved past it (the sampler's work, outside the timed loop).
+type LatencyObserver interface {
+	IntervalP99(workload string, threads int, p99Micros float64)
+}
+
 // phaseOutcome is a phase's measurements before they become a PhaseResult.
 type phaseOutcome struct {
 	res     api.PhaseResult
@@ -286,6 +292,8 @@ type intervals struct {
 	total [numOpKinds]*hist.Histogram
 	open  map[int64]*hist.Histogram
 	p99   map[int64]float64 // finished intervals' p99, µs, until their sample takes it
+	// latest is the newest finished interval (-1: none yet), for live metrics.
+	latest int64
 }
 
 type closedInterval struct {
@@ -295,7 +303,7 @@ type closedInterval struct {
 
 func newIntervals(kinds []opKind, threads int) *intervals {
 	iv := &intervals{kinds: kinds, cur: make([]int64, threads), open: map[int64]*hist.Histogram{},
-		p99: map[int64]float64{}}
+		p99: map[int64]float64{}, latest: -1}
 	for _, k := range kinds {
 		iv.total[k] = hist.New()
 	}
@@ -382,6 +390,7 @@ func (iv *intervals) collect() {
 		if idx < low {
 			iv.p99[idx] = float64(m.Quantile(99)) / 1e3
 			delete(iv.open, idx)
+			iv.latest = max(iv.latest, idx)
 		}
 	}
 	if len(free) > 0 {
@@ -491,6 +500,7 @@ func (e *env) sample(p *phase, ts []*thread, iv *intervals, base time.Time, wg *
 	var lastOps int64
 	lastT := time.Duration(0)
 	lastProgress := time.Duration(0)
+	reportedP99 := int64(-1)
 	for {
 		select {
 		case <-finished:
@@ -512,6 +522,10 @@ func (e *env) sample(p *phase, ts []*thread, iv *intervals, base time.Time, wg *
 			iv.collect()
 			if e.observer != nil {
 				e.observer.Progress(p.name, p.threads, ops, rate)
+				if lo, ok := e.observer.(LatencyObserver); ok && iv.latest > reportedP99 {
+					reportedP99 = iv.latest
+					lo.IntervalP99(p.name, p.threads, iv.p99[iv.latest])
+				}
 			}
 			if e.progress != nil && e.progressInterval > 0 && now-lastProgress >= e.progressInterval {
 				lastProgress = now

@@ -173,6 +173,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 					for i := range phases {
 						phases[i].Iteration = int32(it)
 						phases[i].Workload = "dbbench:" + phases[i].Workload
+						phases[i].Index = int32(len(res.Phases) + i)
 					}
 					res.Phases = append(res.Phases, phases...)
 					if res.EngineVersion == "" {
@@ -205,6 +206,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 				}
 				r.Protocol = withPhase(prot, r.Protocol)
 				r.Usage = readUsage().since(before)
+				r.Index = int32(len(res.Phases)) // survives truncation of the summary
 				res.Phases = append(res.Phases, *r)
 				fmt.Fprintln(o.Stdout, report.Line(r.Workload, &r.PhaseSummary))
 				if o.Histogram && r.LatencyMicros != nil {

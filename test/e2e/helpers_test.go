@@ -207,9 +207,9 @@ func promQuery(q string) ([]sample, error) {
 	return resp.Data.Result, nil
 }
 
-func phaseKey(engine, workload string, threads, iteration int32) string {
-	return fmt.Sprintf("%s/%s/%d/%d", engine, workload, threads, iteration)
-}
+// phaseKey names one phase of one run as the operator's series do (the phase label is the phase's
+// index, "load" for the load).
+func phaseKey(engine, phase string) string { return engine + "/" + phase }
 
 // expectPrometheusMatchesStatus waits until Prometheus has scraped the operator's result series of the benchmark
 // and checks that ops/s and p99 latency equal the status, phase by phase (the load included).
@@ -218,15 +218,15 @@ func expectPrometheusMatchesStatus(b *kvv1.KVBenchmark) {
 	wantOps, wantP99 := map[string]float64{}, map[string]float64{}
 	for _, r := range b.Status.Runs {
 		phases := append([]kvv1.PhaseSummary{}, r.Results...)
-		if r.Load != nil {
-			l := *r.Load
-			if l.Workload == "" {
-				l.Workload = "load"
-			}
-			phases = append(phases, l)
-		}
+		labels := make([]string, 0, len(phases)+1)
 		for _, p := range phases {
-			k := phaseKey(string(r.Engine), p.Workload, p.Threads, p.Iteration)
+			labels = append(labels, strconv.Itoa(int(p.Index)))
+		}
+		if r.Load != nil {
+			phases, labels = append(phases, *r.Load), append(labels, "load")
+		}
+		for i, p := range phases {
+			k := phaseKey(string(r.Engine), labels[i])
 			wantOps[k] = p.OpsPerSec
 			if p.LatencyMicros != nil {
 				wantP99[k] = p.LatencyMicros.P99 / 1e6
@@ -239,9 +239,7 @@ func expectPrometheusMatchesStatus(b *kvv1.KVBenchmark) {
 		g.Expect(err).NotTo(HaveOccurred())
 		have := map[string]float64{}
 		for _, s := range got {
-			t, _ := strconv.Atoi(s.Metric["threads"])
-			it, _ := strconv.Atoi(s.Metric["iteration"])
-			have[phaseKey(s.Metric["engine"], s.Metric["workload"], int32(t), int32(it))] = s.float()
+			have[phaseKey(s.Metric["engine"], s.Metric["phase"])] = s.float()
 		}
 		g.Expect(have).To(HaveLen(len(want)), "%s: Prometheus has %v, status has %v", q, have, want)
 		for k, v := range want {

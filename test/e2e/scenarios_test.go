@@ -335,6 +335,22 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		baselineScenario(ns)
 	})
 
+	It("keeps the phases that finished when the deadline stops a sweep, says DeadlineExceeded, and labels live series", func() {
+		deadlineKeepsPhases(ns)
+	})
+
+	It("keeps the phases that finished before an OOM kill", func() {
+		oomKeepsPhases(ns)
+	})
+
+	It("has every phase of a sweep that overflows the 4 KiB summary in Prometheus, equal to the archive", func() {
+		bigSweepInPrometheus(ns)
+	})
+
+	It("has data for every query of the chart's dashboard", func() {
+		dashboardHasData(ns)
+	})
+
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())

@@ -25,6 +25,7 @@ import (
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/runner/bench"
 	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
+	"github.com/kvbench/kvbench-operator/runner/livemetrics"
 	"github.com/kvbench/kvbench-operator/runner/report"
 )
 
@@ -39,6 +40,9 @@ type outputs struct {
 	metricsAddr string
 	histogram   bool
 	cpuProfile  string
+	// phaseLog, when set (the run subcommand), gets one api.ResultPhaseLogPrefix line per finished
+	// phase, and the summary file is rewritten after each phase.
+	phaseLog *logWriter
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -51,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	rc := runCmd()
+	rc := runCmd(out)
 	root.AddCommand(rc.cmd, benchCmd())
 	root.SetArgs(normalizeArgs(args))
 	root.SetOut(out)
@@ -105,8 +109,8 @@ type runCommand struct {
 	result  *api.Result // nil when it failed before the benchmark started
 }
 
-func runCmd() *runCommand {
-	var o outputs
+func runCmd(out *logWriter) *runCommand {
+	o := outputs{phaseLog: out}
 	var configJSON, configFile string
 	rc := &runCommand{}
 	rc.cmd = &cobra.Command{
@@ -191,19 +195,15 @@ func execute(cfg api.RunnerConfig, o outputs, stdout, stderr io.Writer) (*api.Re
 		defer pprof.StopCPUProfile()
 	}
 	if o.metricsAddr != "" {
-		m := newMetrics()
-		closeFn, err := m.serve(o.metricsAddr)
+		m := livemetrics.New(livemetrics.RunLabels(cfg.Engine.Name))
+		closeFn, err := m.Serve(o.metricsAddr)
 		if err != nil {
 			return nil, fmt.Errorf("metrics: %v", err)
 		}
 		defer closeFn()
 		opts.Observer = m
 	}
-	if o.jsonPath != "" && o.jsonPath != "-" {
-		// Keep the file current, so a killed run still leaves its finished phases behind (not
-		// stdout: that would repeat the whole result after every phase).
-		opts.OnPhase = func(r *api.Result) { _ = writeJSON(o.jsonPath, r, true, stdout) }
-	}
+	opts.OnPhase = o.streamer(stdout)
 	res, runErr := bench.Run(ctx, cfg, opts)
 	var werr error
 	if o.jsonPath != "" {
@@ -221,6 +221,35 @@ func execute(cfg api.RunnerConfig, o outputs, stdout, stderr io.Writer) (*api.Re
 		return res, fmt.Errorf("writing results: %v", werr)
 	}
 	return res, nil
+}
+
+// streamer returns what runs after each finished phase: so that a run killed later (deadline, OOM,
+// deleted pod) keeps every phase that finished, each new phase goes to the log as its own line,
+// the bounded summary (the termination message) is rewritten, and the --json file is kept current
+// (not stdout: that would repeat the whole result after every phase). Nil when there is nothing
+// to do.
+func (o outputs) streamer(stdout io.Writer) func(*api.Result) {
+	if o.phaseLog == nil && o.summaryPath == "" && (o.jsonPath == "" || o.jsonPath == "-") {
+		return nil
+	}
+	loadSent, sent := false, 0
+	return func(r *api.Result) {
+		if o.summaryPath != "" && o.summaryPath != "-" {
+			_ = writeJSON(o.summaryPath, report.Summarize(r), false, stdout)
+		}
+		if o.jsonPath != "" && o.jsonPath != "-" {
+			_ = writeJSON(o.jsonPath, r, true, stdout)
+		}
+		if o.phaseLog != nil {
+			if r.Load != nil && !loadSent {
+				_ = o.phaseLog.writePhase(r.Load)
+				loadSent = true
+			}
+			for ; sent < len(r.Phases); sent++ {
+				_ = o.phaseLog.writePhase(&r.Phases[sent])
+			}
+		}
+	}
 }
 
 // writeJSON writes v to path, or to stdout for "-".

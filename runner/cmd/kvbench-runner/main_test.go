@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,6 +59,78 @@ func TestRunWritesResultAndSummary(t *testing.T) {
 	}
 	if !strings.HasSuffix(stdout.String(), "\n") || !strings.HasPrefix(lastLine(stdout.String()), api.ResultLogPrefix) {
 		t.Errorf("the result line is not the last stdout line:\n%s", stdout.String())
+	}
+	// Each finished phase was streamed as its own line, identical to the final result's phase.
+	lines := phaseLines(t, stdout.String())
+	if len(lines) != 1+len(r.Phases) || !reflect.DeepEqual(lines[0], *r.Load) {
+		t.Fatalf("%d phase lines, want the load and %d phases", len(lines), len(r.Phases))
+	}
+	for i, p := range lines[1:] {
+		if p.Index != int32(i) || !reflect.DeepEqual(p, r.Phases[i]) {
+			t.Errorf("phase line %d (index %d) differs from the result's phase", i, p.Index)
+		}
+	}
+}
+
+// phaseLines decodes the stdout lines that start with api.ResultPhaseLogPrefix.
+func phaseLines(t *testing.T, stdout string) []api.PhaseResult {
+	t.Helper()
+	var out []api.PhaseResult
+	for _, l := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(l, api.ResultPhaseLogPrefix) {
+			continue
+		}
+		var p api.PhaseResult
+		dec := json.NewDecoder(strings.NewReader(strings.TrimPrefix(l, api.ResultPhaseLogPrefix)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("phase line: %v\n%s", err, l)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// While a run is still going, its finished phases are already in the log and in the termination
+// message: a run killed now (SIGKILL on OOM leaves no time to write anything) keeps them.
+func TestRunStreamsFinishedPhases(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `{"engine":{"name":"pebble"},"dataset":{"num":300,"loadMode":"none"},"threads":[1],
+		"workloads":[{"name":"fillseq"},{"name":"readrandom","threads":[1,2]},{"name":"readrandom","duration":"5m"}],"dbPath":"` + filepath.Join(dir, "db") + `"}`
+	sum := filepath.Join(dir, "summary")
+	out := &watchWriter{want: api.ResultPhaseLogPrefix + `{"index":2,`, seen: make(chan struct{})}
+	type snapshot struct {
+		phases []api.PhaseResult
+		sum    api.Summary
+		err    error
+	}
+	got := make(chan snapshot, 1)
+	go func() {
+		<-out.seen
+		// The third phase line is out; the fourth phase runs for minutes.
+		var s snapshot
+		s.phases = phaseLines(t, out.String())
+		b, err := os.ReadFile(sum)
+		if s.err = err; err == nil {
+			s.err = json.Unmarshal(b, &s.sum)
+		}
+		got <- s
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	code := run([]string{"run", "--config-json=" + cfg, "--summary-file=" + sum}, out, io.Discard)
+	s := <-got
+	if code != 1 || s.err != nil {
+		t.Fatalf("exit %d, summary: %v", code, s.err)
+	}
+	var idx []int32
+	for _, p := range s.phases {
+		idx = append(idx, p.Index)
+	}
+	if !reflect.DeepEqual(idx, []int32{0, 1, 2}) || s.phases[1].Workload != "readrandom" || s.phases[2].Threads != 2 {
+		t.Errorf("phase lines mid-run: indexes %v", idx)
+	}
+	if len(s.sum.Phases) != 3 || s.sum.Phases[2].Index != 2 || s.sum.Phases[2].Threads != 2 || s.sum.EngineVersion == "" {
+		t.Errorf("termination message mid-run: %+v", s.sum)
 	}
 }
 
@@ -204,9 +278,14 @@ func TestBenchPrintsNoResultLine(t *testing.T) {
 	}
 }
 
-// Nothing but the result line starts with the prefix, however the output is split into writes.
+// Nothing but the result lines start with a guarded prefix, however the output is split into writes.
 func TestLogWriterEscapesPrefix(t *testing.T) {
-	p := api.ResultLogPrefix
+	for _, p := range guardedPrefixes {
+		testLogWriterEscapes(t, p)
+	}
+}
+
+func testLogWriterEscapes(t *testing.T, p string) {
 	in := "a\n" + p + "fake\n" + "kvbench-res\n" + p[:5] + "x\n\n" + p + "\n" + "mid " + p + "\n" + "kvb"
 	want := "a\n " + p + "fake\n" + "kvbench-res\n" + p[:5] + "x\n\n " + p + "\n" + "mid " + p + "\n" + "kvb"
 	for _, size := range []int{1, 2, 3, 7, 16, 17, len(in)} {
@@ -222,7 +301,7 @@ func TestLogWriterEscapesPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := buf.String()
-		if !strings.HasPrefix(got, want+"\n"+p+"{") || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != strings.Count(want, "\n")+2 {
+		if !strings.HasPrefix(got, want+"\n"+api.ResultLogPrefix+"{") || !strings.HasSuffix(got, "}\n") || strings.Count(got, "\n") != strings.Count(want, "\n")+2 {
 			t.Errorf("write size %d:\n%q\nwant %q then the result line", size, got, want)
 		}
 	}
@@ -288,5 +367,60 @@ func TestBenchProtocolFlags(t *testing.T) {
 		if code := run(append(args[:len(args)-4:len(args)-4], bad...), io.Discard, io.Discard); code != 1 {
 			t.Errorf("%v: exit %d", bad, code)
 		}
+	}
+}
+
+// The live series of a runner the operator started carry namespace, benchmark and engine, so they
+// join the operator's series; the per-interval p99 is among them.
+func TestLiveMetricsCarryRunLabels(t *testing.T) {
+	t.Setenv(api.EnvNamespace, "ns1")
+	t.Setenv(api.EnvBenchmark, "bench1")
+	t.Setenv(api.EnvRun, "pebble")
+	dir := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cfg := `{"engine":{"name":"pebble"},"dataset":{"num":2000,"loadMode":"bulk"},"threads":[2],"reportInterval":"100ms",
+		"workloads":[{"name":"readrandom","duration":"3s"}],"dbPath":"` + filepath.Join(dir, "db") + `"}`
+	scraped := make(chan string, 1)
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(b), "kvbench_runner_latency_p99_seconds{") {
+					scraped <- string(b)
+					return
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		scraped <- ""
+	}()
+	if code := run([]string{"run", "--config-json=" + cfg, "--metrics-addr=" + addr}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	text := <-scraped
+	if text == "" {
+		t.Fatal("no live p99 series while the phase ran")
+	}
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "kvbench_runner_") {
+			continue
+		}
+		n++
+		for _, want := range []string{`namespace="ns1"`, `benchmark="bench1"`, `engine="pebble"`} {
+			if !strings.Contains(line, want) {
+				t.Errorf("series without %s: %s", want, line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no runner series:\n%s", text)
 	}
 }

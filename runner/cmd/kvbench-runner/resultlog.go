@@ -9,19 +9,34 @@ import (
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
+// guardedPrefixes start the lines readers of the pod log take as results: the final Result
+// (api.ResultLogPrefix) and each finished phase (api.ResultPhaseLogPrefix).
+var guardedPrefixes = []string{api.ResultLogPrefix, api.ResultPhaseLogPrefix}
+
 // logWriter passes the runner's output through unchanged, except that a line which would begin
-// with api.ResultLogPrefix gets a leading space: readers of the pod log (kubectl kvbench save)
-// take the one line that starts with the prefix as the result, so nothing else may (db_bench's
-// passthrough output, a workload name, ...). It also lets the result line start on a line of its
+// with a guarded prefix gets a leading space: readers of the pod log (the operator, kubectl kvbench
+// save) take the lines that start with a prefix as results, so nothing else may (db_bench's
+// passthrough output, a workload name, ...). It also lets a result line start on a line of its
 // own when the output before it ended mid-line.
 type logWriter struct {
 	mu   sync.Mutex
 	w    io.Writer
-	pend []byte // the current line so far, while it matches the start of the prefix
-	mid  bool   // inside a line known not to start with the prefix
+	pend []byte // the current line so far, while it matches the start of a guarded prefix
+	mid  bool   // inside a line known not to start with a guarded prefix
 }
 
 func newLogWriter(w io.Writer) *logWriter { return &logWriter{w: w} }
+
+// prefixMatch reports whether line is the start of a guarded prefix, and whether it is all of one.
+func prefixMatch(line []byte) (partial, full bool) {
+	for _, p := range guardedPrefixes {
+		if len(line) <= len(p) && p[:len(line)] == string(line) {
+			partial = true
+			full = full || len(line) == len(p)
+		}
+	}
+	return partial, full
+}
 
 func (g *logWriter) Write(p []byte) (int, error) {
 	g.mu.Lock()
@@ -40,21 +55,22 @@ func (g *logWriter) Write(p []byte) (int, error) {
 			g.mid = false
 			continue
 		}
-		// At a line start, still matching the prefix: compare the next bytes.
-		j := 0
-		for j < len(p) && len(g.pend)+j < len(api.ResultLogPrefix) && p[j] == api.ResultLogPrefix[len(g.pend)+j] {
-			j++
-		}
-		g.pend = append(g.pend, p[:j]...)
-		p = p[j:]
+		// At a line start, still matching a prefix: look at one more byte.
+		partial, full := prefixMatch(append(g.pend, p[0]))
 		switch {
-		case len(g.pend) == len(api.ResultLogPrefix):
-			out = append(append(out, ' '), g.pend...)
-		case len(p) > 0: // a mismatch: this line is safe as it is
+		case full:
+			out = append(append(append(out, ' '), g.pend...), p[0])
+		case partial:
+			g.pend = append(g.pend, p[0])
+			p = p[1:]
+			continue
+		default: // a mismatch: this line is safe as it is; the mid branch copies the rest
 			out = append(out, g.pend...)
-		default: // out of input while still matching; decide on the next write
+			g.pend = g.pend[:0]
+			g.mid = true
 			continue
 		}
+		p = p[1:]
 		g.pend = g.pend[:0]
 		g.mid = true
 	}
@@ -67,10 +83,20 @@ func (g *logWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// writeResult writes api.ResultLogPrefix and res as compact JSON (one line: encoding/json never
-// emits a raw newline), in one write, on a line of its own.
+// writeResult writes api.ResultLogPrefix and res as one line.
 func (g *logWriter) writeResult(res *api.Result) error {
-	b, err := json.Marshal(res)
+	return g.writeLine(api.ResultLogPrefix, res)
+}
+
+// writePhase writes api.ResultPhaseLogPrefix and a finished phase as one line.
+func (g *logWriter) writePhase(p *api.PhaseResult) error {
+	return g.writeLine(api.ResultPhaseLogPrefix, p)
+}
+
+// writeLine writes prefix and v as compact JSON (one line: encoding/json never emits a raw
+// newline), in one write, on a line of its own.
+func (g *logWriter) writeLine(prefix string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -81,12 +107,12 @@ func (g *logWriter) writeResult(res *api.Result) error {
 		line = append(append(line, g.pend...), '\n')
 		g.pend, g.mid = g.pend[:0], false
 	}
-	line = append(append(append(line, api.ResultLogPrefix...), b...), '\n')
+	line = append(append(append(line, prefix...), b...), '\n')
 	_, err = g.w.Write(line)
 	return err
 }
 
-// flush writes a held-back line start (output that ended in the middle of the prefix).
+// flush writes a held-back line start (output that ended in the middle of a prefix).
 func (g *logWriter) flush() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -1,0 +1,217 @@
+package controllers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+)
+
+// logSnapshot is what one read of a runner pod's log found.
+type logSnapshot struct {
+	// Load and Phases are the finished phases the runner streamed (api.ResultPhaseLogPrefix lines).
+	Load   *kvv1.PhaseSummary
+	Phases []kvv1.PhaseSummary
+	// Result is the full result, kept only from a read after the pod ended: the runner's result
+	// line, else one assembled from its phase lines (a killed runner writes no result line).
+	Result *kvv1.Result
+	// Err is why the log could not be read; reads are retried after it. Bad is why what was read
+	// cannot be used (a result line too long, or not a result), which no retry changes.
+	Err, Bad error
+	// Final: read after the pod ended, so nothing more will come.
+	Final bool
+	// PodVersion is the pod's resourceVersion when the read started.
+	PodVersion string
+}
+
+// LogReader reads runner pod logs off the reconcile path (on the real clock: its pacing is not
+// part of a benchmark's timeline): Reconcile asks for a pod's latest
+// snapshot, which starts a read in the background when the last one is stale; when a read ends,
+// the benchmark is reconciled again (Events). A read never takes longer than Timeout, so a
+// kubelet that does not answer cannot hang the operator.
+type LogReader struct {
+	Open LogOpener
+	// Timeout bounds one read; Refresh is how often a running pod's log is read again.
+	Timeout, Refresh time.Duration
+	// MaxLine bounds one log line (the operator's memory bound).
+	MaxLine int
+	// Events gets one event per finished read, for the benchmark the pod belongs to.
+	Events chan event.GenericEvent
+	Clock  clock.PassiveClock
+
+	mu   sync.Mutex
+	pods map[types.UID]*podLog
+	sem  chan struct{} // bounds concurrent reads
+}
+
+type podLog struct {
+	snap    *logSnapshot
+	reading bool
+	doneAt  time.Time // when the last read ended
+	usedAt  time.Time // last Get, to forget pods nobody asks about
+}
+
+// NewLogReader returns a reader with its defaults.
+func NewLogReader(open LogOpener) *LogReader {
+	return &LogReader{Open: open, Timeout: 30 * time.Second, Refresh: 15 * time.Second, MaxLine: maxResultLine,
+		Events: make(chan event.GenericEvent, 1024), Clock: clock.RealClock{}}
+}
+
+// Get returns the pod's latest snapshot (nil before the first read has ended) and starts a new
+// read when that one is stale: the pod changed (it ended, or is being deleted), Refresh passed
+// while it runs, or a read after it ended failed.
+func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool) *logSnapshot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.Clock.Now()
+	if l.pods == nil {
+		l.pods = map[types.UID]*podLog{}
+		l.sem = make(chan struct{}, 4)
+	}
+	for uid, p := range l.pods {
+		if !p.reading && now.Sub(p.usedAt) > time.Hour {
+			delete(l.pods, uid)
+		}
+	}
+	p := l.pods[pod.UID]
+	if p == nil {
+		p = &podLog{}
+		l.pods[pod.UID] = p
+	}
+	p.usedAt = now
+	// A failed read is tried again on the next pass that comes a second after it (the reconciler
+	// paces those), a running pod's log every Refresh and whenever the pod changed.
+	since := now.Sub(p.doneAt)
+	stale := p.snap == nil ||
+		(ended && !p.snap.Final) ||
+		(p.snap.Err != nil && since >= time.Second) ||
+		(!p.snap.Final && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
+	if stale && !p.reading {
+		p.reading = true
+		go l.read(pod.DeepCopy(), owner, ended)
+	}
+	return p.snap
+}
+
+// Forget drops what is kept of a pod (its full result, once archived).
+func (l *LogReader) Forget(uid types.UID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p := l.pods[uid]; p != nil && !p.reading {
+		delete(l.pods, uid)
+	}
+}
+
+func (l *LogReader) read(pod *corev1.Pod, owner types.NamespacedName, ended bool) {
+	l.sem <- struct{}{}
+	snap := l.readOnce(pod, ended)
+	<-l.sem
+	l.mu.Lock()
+	if p := l.pods[pod.UID]; p != nil {
+		// A failed read keeps the phases an earlier read found.
+		if (snap.Err != nil || snap.Bad != nil) && p.snap != nil {
+			keep := *p.snap
+			keep.Err, keep.Bad, keep.Final, keep.PodVersion = snap.Err, snap.Bad, snap.Final, snap.PodVersion
+			snap = &keep
+		}
+		p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
+	}
+	l.mu.Unlock()
+	b := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name}}
+	select {
+	case l.Events <- event.GenericEvent{Object: b}:
+	default: // full: the benchmark's periodic requeue picks the snapshot up
+	}
+}
+
+func (l *LogReader) readOnce(pod *corev1.Pod, ended bool) *logSnapshot {
+	snap := &logSnapshot{Final: ended, PodVersion: pod.ResourceVersion}
+	ctx, cancel := context.WithTimeout(context.Background(), l.Timeout)
+	defer cancel()
+	rc, err := l.Open(ctx, pod.Namespace, pod.Name, render.ContainerName)
+	if err != nil {
+		snap.Err = fmt.Errorf("reading the log of pod %s: %w", pod.Name, err)
+		return snap
+	}
+	defer rc.Close()
+	load, phases, res, err := parseRunnerLog(rc, l.MaxLine)
+	var bad *badLogError
+	switch {
+	case errors.As(err, &bad):
+		snap.Bad = bad.err
+		return snap
+	case err != nil:
+		snap.Err = fmt.Errorf("reading the log of pod %s: %w", pod.Name, err)
+		return snap
+	}
+	if load != nil {
+		snap.Load = load.PhaseSummary.DeepCopy()
+	}
+	for i := range phases {
+		snap.Phases = append(snap.Phases, *phases[i].PhaseSummary.DeepCopy())
+	}
+	if ended {
+		if res == nil && (load != nil || len(phases) > 0) {
+			res = &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Load: load, Phases: phases,
+				Error: "the runner ended without its result line (killed?); this result holds the phases it logged as they finished"}
+		}
+		snap.Result = res
+	}
+	return snap
+}
+
+// badLogError is a log that was read but whose result cannot be used.
+type badLogError struct{ err error }
+
+func (e *badLogError) Error() string { return e.err.Error() }
+
+// parseRunnerLog returns the phase lines and the last result line of a runner's log. Lines
+// longer than maxLine fail with archive.ErrLineTooLong.
+func parseRunnerLog(r io.Reader, maxLine int) (load *kvv1.PhaseResult, phases []kvv1.PhaseResult, res *kvv1.Result, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var last []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		if rest, ok := bytes.CutPrefix(line, []byte(kvv1.ResultPhaseLogPrefix)); ok {
+			var p kvv1.PhaseResult
+			if json.Unmarshal(rest, &p) != nil {
+				continue // not the runner's (it writes whole lines): the result line still counts
+			}
+			if p.Workload == "load" {
+				load = &p
+			} else {
+				phases = append(phases, p)
+			}
+		} else if rest, ok := bytes.CutPrefix(line, []byte(kvv1.ResultLogPrefix)); ok {
+			last = bytes.Clone(rest)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, nil, nil, &badLogError{fmt.Errorf("%w (%d MiB)", archive.ErrLineTooLong, maxLine>>20)}
+		}
+		return nil, nil, nil, err
+	}
+	if last != nil {
+		if res, err = archive.FromLog(bytes.NewReader(append(append([]byte(kvv1.ResultLogPrefix), last...), '\n')), maxLine); err != nil {
+			return nil, nil, nil, &badLogError{err}
+		}
+	}
+	return load, phases, res, nil
+}

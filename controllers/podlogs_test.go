@@ -1,0 +1,104 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
+)
+
+func phaseLine(t *testing.T, p kvv1.PhaseResult) string {
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kvv1.ResultPhaseLogPrefix + string(b) + "\n"
+}
+
+func TestParseRunnerLog(t *testing.T) {
+	load := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "load", Threads: 1, Ops: 10}}
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	p1 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: "readrandom", Threads: 2, OpsPerSec: 9}}
+	log := "Engine: x\n" + phaseLine(t, load) + " " + kvv1.ResultPhaseLogPrefix + "{not the runner's}\n" +
+		phaseLine(t, p0) + kvv1.ResultPhaseLogPrefix + "{truncated\n" + phaseLine(t, p1)
+	gotLoad, phases, res, err := parseRunnerLog(strings.NewReader(log), 1<<20)
+	if err != nil || gotLoad == nil || gotLoad.Ops != 10 || len(phases) != 2 || phases[1].Index != 1 || res != nil {
+		t.Fatalf("load %+v phases %+v res %v err %v", gotLoad, phases, res, err)
+	}
+	full, _ := json.Marshal(&kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: "pebble", Phases: []kvv1.PhaseResult{p0, p1}})
+	_, _, res, err = parseRunnerLog(strings.NewReader(log+kvv1.ResultLogPrefix+string(full)+"\n"), 1<<20)
+	if err != nil || res == nil || len(res.Phases) != 2 {
+		t.Fatalf("with a result line: %+v %v", res, err)
+	}
+	_, _, _, err = parseRunnerLog(strings.NewReader(kvv1.ResultLogPrefix+strings.Repeat("x", 100<<10)+"\n"), 1000)
+	var bad *badLogError
+	if !errors.As(err, &bad) || !errors.Is(bad.err, archive.ErrLineTooLong) {
+		t.Errorf("a line over the limit: %v", err)
+	}
+}
+
+// A read that hangs (a kubelet that never answers) ends at the timeout, off the caller's path:
+// Get returns at once, and the snapshot says why, with the phases of the earlier read kept.
+func TestLogReaderTimesOutAndReportsBack(t *testing.T) {
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	hang := make(chan struct{})
+	defer close(hang)
+	calls := 0
+	open := func(ctx context.Context, _, _, _ string) (io.ReadCloser, error) {
+		calls++
+		if calls == 1 {
+			return io.NopCloser(strings.NewReader(phaseLine(t, p0))), nil
+		}
+		select { // the second read hangs until its context ends
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-hang:
+			return nil, errors.New("unreachable")
+		}
+	}
+	l := NewLogReader(open)
+	l.Timeout, l.Refresh = 200*time.Millisecond, time.Hour
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u1", ResourceVersion: "1"}}
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	wait := func() {
+		select {
+		case ev := <-l.Events:
+			if ev.Object.GetName() != "b" || ev.Object.GetNamespace() != "ns" {
+				t.Fatalf("event for %s/%s", ev.Object.GetNamespace(), ev.Object.GetName())
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no event after the read")
+		}
+	}
+	if s := l.Get(pod, owner, false); s != nil {
+		t.Fatalf("a snapshot before any read: %+v", s)
+	}
+	wait()
+	s := l.Get(pod, owner, false)
+	if s == nil || len(s.Phases) != 1 || s.Final || s.Err != nil {
+		t.Fatalf("first read: %+v", s)
+	}
+	// The pod ended: a final read starts; it hangs and times out.
+	start := time.Now()
+	if s := l.Get(pod, owner, true); s == nil || s.Final {
+		t.Fatalf("Get waited for the read or returned a final snapshot: %+v", s)
+	}
+	if time.Since(start) > 100*time.Millisecond {
+		t.Fatalf("Get blocked for %v", time.Since(start))
+	}
+	wait()
+	s = l.Get(pod, owner, true)
+	if s == nil || !s.Final || !errors.Is(s.Err, context.DeadlineExceeded) || len(s.Phases) != 1 {
+		t.Fatalf("after the timeout: %+v", s)
+	}
+}

@@ -1,0 +1,83 @@
+package controllers
+
+import (
+	"context"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
+)
+
+// resultCache keeps the archived full results the metrics are built from, without their time
+// series and engine dumps (which no series uses), so the archive ConfigMaps are read once per
+// operator process rather than on every reconcile (and not cached wholesale by an informer).
+type resultCache struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]cachedResult // by ConfigMap
+}
+
+type cachedResult struct {
+	benchmark string
+	res       *kvv1.Result
+}
+
+// archivedResults returns the full result of every run of b that has an archive, by run name.
+// A run whose archive cannot be read has none here; its series come from status.
+func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVBenchmark) map[string]*kvv1.Result {
+	if r.APIReader == nil {
+		return nil
+	}
+	out := map[string]*kvv1.Result{}
+	for _, run := range b.Status.Runs {
+		if run.FullResult == nil || run.FullResult.ConfigMap == "" {
+			continue
+		}
+		key := types.NamespacedName{Namespace: b.Namespace, Name: run.FullResult.ConfigMap}
+		r.results.mu.Lock()
+		c, ok := r.results.m[key]
+		r.results.mu.Unlock()
+		if ok {
+			out[run.Name] = c.res
+			continue
+		}
+		var cm corev1.ConfigMap
+		if err := r.APIReader.Get(ctx, key, &cm); err != nil {
+			logf.FromContext(ctx).Info("cannot read the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
+			continue
+		}
+		res, err := archive.FromConfigMap(&cm)
+		if err != nil {
+			logf.FromContext(ctx).Info("cannot decode the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
+			continue
+		}
+		for i := range res.Phases {
+			res.Phases[i].Intervals, res.Phases[i].EngineDumps = nil, nil
+		}
+		if res.Load != nil {
+			res.Load.Intervals, res.Load.EngineDumps = nil, nil
+		}
+		r.results.mu.Lock()
+		if r.results.m == nil {
+			r.results.m = map[types.NamespacedName]cachedResult{}
+		}
+		r.results.m[key] = cachedResult{benchmark: b.Name, res: res}
+		r.results.mu.Unlock()
+		out[run.Name] = res
+	}
+	return out
+}
+
+// forgetResults drops the cached results of a deleted benchmark.
+func (r *KVBenchmarkReconciler) forgetResults(key types.NamespacedName) {
+	r.results.mu.Lock()
+	defer r.results.mu.Unlock()
+	for k, c := range r.results.m {
+		if k.Namespace == key.Namespace && c.benchmark == key.Name {
+			delete(r.results.m, k)
+		}
+	}
+}
