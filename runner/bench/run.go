@@ -44,7 +44,11 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		o.Stderr = io.Discard
 	}
 	res := &api.Result{SchemaVersion: api.ResultSchemaVersion, Engine: cfg.Engine.Name, StartTime: metav1.Now()}
+	specHash, dev := SpecHash(&cfg), findDataDevice(cfg.DBPath)
+	var ds Dataset
+	var db engine.DB
 	fail := func(err error) (*api.Result, error) {
+		res.Provenance = newProvenance(specHash, ds, res.EngineVersion, cfg.DBPath, dev, db)
 		res.Error = err.Error()
 		end := metav1.Now()
 		res.EndTime = &end
@@ -53,7 +57,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	if err := Validate(&cfg); err != nil {
 		return fail(err)
 	}
-	ds, _ := ResolveDataset(cfg.Dataset)
+	ds, _ = ResolveDataset(cfg.Dataset)
 	res.Dataset = ds.Info()
 	e := &env{out: o.Stdout, progress: o.Stderr, ds: ds, observer: o.Observer,
 		reportInterval: time.Second, progressInterval: o.ProgressInterval, cpus: runtime.GOMAXPROCS(0)}
@@ -88,7 +92,6 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 			return fail(err)
 		}
 	}
-	var db engine.DB
 	open := func() error {
 		var err error
 		db, err = engine.Open(cfg.Engine.Name, engCfg)
@@ -111,13 +114,13 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		fmt.Fprintf(o.Stdout, "Engine:     %s\nKeys:       %d bytes each\nValues:     %s bytes each\nEntries:    %d\nRawSize:    %.1f MB (estimated)\n",
 			res.EngineVersion, ds.KeySize, valueDesc(ds), ds.Num, float64(res.Dataset.Bytes)/1048576)
 		fmt.Fprintln(o.Stdout, "------------------------------------------------")
-		before := readUsage()
+		b := beginPhase(db, dev)
 		load, err := e.load(ctx, db, cfg.DBPath)
 		if err != nil {
 			return fail(err)
 		}
 		if load != nil {
-			load.Usage = readUsage().since(before)
+			b.end(db, load)
 			res.Load = load
 			fmt.Fprintln(o.Stdout, report.Line("load", &load.PhaseSummary))
 			if o.OnPhase != nil {
@@ -180,12 +183,12 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 						return fail(fmt.Errorf("evicting page cache: %w", err))
 					}
 				}
-				before := readUsage()
+				b := beginPhase(db, dev)
 				r, err := e.runWorkload(ctx, db, w, int(th), it, salt, zetas, &inserted, pulse)
 				if err != nil {
 					return fail(err)
 				}
-				r.Usage = readUsage().since(before)
+				b.end(db, r)
 				res.Phases = append(res.Phases, *r)
 				fmt.Fprintln(o.Stdout, report.Line(r.Workload, &r.PhaseSummary))
 				if o.Histogram && r.LatencyMicros != nil {
@@ -200,6 +203,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 			}
 		}
 	}
+	res.Provenance = newProvenance(specHash, ds, res.EngineVersion, cfg.DBPath, dev, db)
 	end := metav1.Now()
 	res.EndTime = &end
 	return res, nil

@@ -214,6 +214,8 @@ type DB struct {
 	rawDB  *C.leveldb_t
 	rawRO  *C.leveldb_readoptions_t
 	rawWO  *C.leveldb_writeoptions_t
+	// options is the options as Open set them (LevelDB writes no options file).
+	options string
 }
 
 // Open opens (creating if allowed) a LevelDB database with the shared options.
@@ -263,6 +265,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		return nil, fmt.Errorf("leveldb open %s: %w", cfg.Path, err)
 	}
 	d.db = db
+	d.options = renderOptions(o)
 	d.ro = levigo.NewReadOptions()
 	d.wo = levigo.NewWriteOptions()
 	d.wo.SetSync(engine.Bool(o.Sync))
