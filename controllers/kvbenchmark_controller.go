@@ -82,6 +82,8 @@ type KVBenchmarkReconciler struct {
 	Config   Config
 	// Logs opens a runner's log to archive its full result; nil turns archiving off.
 	Logs LogOpener
+	// Nodes reads a runner's node for its provenance labels; nil leaves them out.
+	Nodes NodeReader
 
 	// created remembers Jobs this process created until the cache shows them, so the concurrency
 	// limit also counts Jobs the informer has not delivered yet.
@@ -290,6 +292,7 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	case res == nil:
 		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
 	}
+	r.stampProvenance(ctx, res, pod)
 	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
 	if err != nil {
 		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil

@@ -77,6 +77,7 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	summary, summaryErr := parseSummary(term)
 	if summary != nil {
 		copySummary(&st, summary)
+		st.Provenance = runProvenance(summary, pod)
 	}
 
 	complete := jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobSuccessCriteriaMet)

@@ -138,7 +138,8 @@ type EngineOptions struct {
 	// +optional
 	MmapWrite *bool `json:"mmapWrite,omitempty"`
 
-	// volume (--wal_dir; an absolute path outside the volume would leave the pod's storage).
+	// WALDir puts the write-ahead log in this directory, relative to the database directory
+	// (--wal_dir; an absolute path could leave the benchmarked volume).
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`
 	// +optional

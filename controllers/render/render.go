@@ -157,6 +157,9 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 							fmt.Sprintf("--metrics-addr=:%d", MetricsPort),
 						},
 						Ports: []corev1.ContainerPort{{Name: MetricsPortName, ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
+						// The node's name for the run's provenance (the downward API; a pod cannot read its Node).
+						Env: []corev1.EnvVar{{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{
+							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
 						Resources: corev1.ResourceRequirements{
 							Limits:   res,
 							Requests: res.DeepCopy(),

@@ -72,7 +72,9 @@ func TestJobTmpfs(t *testing.T) {
 						Name: "runner", Image: "localhost/kvbench-runner:v0.1.0", ImagePullPolicy: corev1.PullIfNotPresent,
 						Args: []string{"run", "--config-json=" + string(cfg), "--summary-file=/dev/termination-log",
 							"--json=/data/result.json", "--metrics-addr=:8080"},
-						Ports:                    []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+						Env: []corev1.EnvVar{{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{
+							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
 						Resources:                corev1.ResourceRequirements{Limits: mem, Requests: mem},
 						VolumeMounts:             []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "tmp", MountPath: "/tmp"}},
 						TerminationMessagePath:   "/dev/termination-log",
