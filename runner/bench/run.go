@@ -60,7 +60,8 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	ds, _ = ResolveDataset(cfg.Dataset)
 	res.Dataset = ds.Info()
 	e := &env{out: o.Stdout, progress: o.Stderr, ds: ds, observer: o.Observer,
-		reportInterval: time.Second, progressInterval: o.ProgressInterval, cpus: runtime.GOMAXPROCS(0)}
+		reportInterval: time.Second, progressInterval: o.ProgressInterval, cpus: runtime.GOMAXPROCS(0),
+		stats: newStatsTicker(cfg.StatsInterval, o.Stderr)}
 	// Keep a P idle while every worker and readwhilewriting's writer sit in cgo calls. With none
 	// idle, sysmon takes the P of any cgo call that lasts over 20µs (a RocksDB writer waiting for
 	// its write group, a read from disk) and then polls every 20µs; on 2 CPUs at 2 threads that was
@@ -153,6 +154,10 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 				if err := ctx.Err(); err != nil {
 					return fail(interrupted(ctx))
 				}
+				if isStatsWorkload(w.Name) {
+					printEngineStats(o.Stdout, db, w.Name)
+					break // a pseudo-benchmark: no threads, no phase
+				}
 				if w.Name == api.WorkloadDBBench {
 					closeDB()
 					phases, ver, err := dbbench.Run(ctx, o.DBBenchBinary, w.DBBenchArgs, cfg.DBPath, o.Stdout, o.Stderr)
@@ -184,6 +189,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 					}
 				}
 				b := beginPhase(db, dev)
+				e.stats.start(db)
 				r, err := e.runWorkload(ctx, db, w, int(th), it, salt, zetas, &inserted, pulse)
 				if err != nil {
 					return fail(err)
@@ -203,6 +209,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 			}
 		}
 	}
+	printStatistics(o.Stdout, db) // db_bench --statistics
 	res.Provenance = newProvenance(specHash, ds, res.EngineVersion, cfg.DBPath, dev, db)
 	end := metav1.Now()
 	res.EndTime = &end

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sort"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -12,6 +13,12 @@ import (
 type StatsReader interface {
 	// Stats returns the engine's counters since open and its state now, plus its text dumps.
 	Stats() (*StatsSnapshot, error)
+}
+
+// CompactionWaiter is implemented by engines that can say when background work is done
+// (db_bench's waitforcompaction).
+type CompactionWaiter interface {
+	WaitForCompaction(ctx context.Context) error
 }
 
 // OptionsRenderer is implemented by engines that write no options file of their own (LevelDB):

@@ -10,11 +10,13 @@ import "C"
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -179,4 +181,25 @@ func cumulativeStall(stats string) (float64, bool) {
 	mi, _ := strconv.ParseFloat(m[2], 64)
 	s, _ := strconv.ParseFloat(m[3], 64)
 	return h*3600 + mi*60 + s, true
+}
+
+// WaitForCompaction implements engine.CompactionWaiter as db_bench's waitforcompaction does:
+// poll until no compaction is pending and none is running (flushes included).
+func (d *DB) WaitForCompaction(ctx context.Context) error {
+	for {
+		idle := true
+		for _, p := range []string{"rocksdb.compaction-pending", "rocksdb.num-running-compactions", "rocksdb.num-running-flushes"} {
+			if v, ok := d.db.GetIntProperty(p); !ok || v != 0 {
+				idle = false
+			}
+		}
+		if idle {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
