@@ -104,7 +104,7 @@ type SizeRange struct {
 }
 
 // WorkloadName is a db_bench benchmark name, "pulse", "ycsb", or "dbbench" (Debian's db_bench, passthrough).
-// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench;stats;levelstats
+// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench;stats;levelstats;waitforcompaction
 type WorkloadName string
 
 // Workloads the runner implements, named as db_bench names them.
@@ -131,6 +131,9 @@ const (
 	// engine's stats (rocksdb.stats) or level stats (rocksdb.levelstats) and measure nothing.
 	WorkloadStats      WorkloadName = "stats"
 	WorkloadLevelStats WorkloadName = "levelstats"
+	// WorkloadWaitForCompaction waits until the engine's flushes and compactions are done
+	// (db_bench's waitforcompaction); it measures nothing.
+	WorkloadWaitForCompaction WorkloadName = "waitforcompaction"
 )
 
 // WorkloadSpec is one measured phase. It runs once per thread count of the sweep (unless it sets

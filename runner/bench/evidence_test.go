@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/runner/bench"
 	runnerreport "github.com/kvbench/kvbench-operator/runner/report"
@@ -100,5 +102,47 @@ func TestPhaseDeviceUsageOnDisk(t *testing.T) {
 	d := res.Phases[0].Device
 	if d == nil || d.WriteIOs <= 0 || d.WriteBytes <= 0 {
 		t.Errorf("fillsync on %s: device usage %+v, want writes", n.Device.Name, d)
+	}
+}
+
+// waitforcompaction (db_bench's pseudo-benchmark) leaves no background work: the next phase sees
+// no pending compaction, and its LSM bytes are the table files left on disk.
+func TestWaitForCompaction(t *testing.T) {
+	for _, eng := range []api.EngineName{api.EngineRocksDB, api.EngineLevelDB, api.EnginePebble} {
+		t.Run(string(eng), func(t *testing.T) {
+			dir := dbDir(t)
+			mib := resource.MustParse("1Mi")
+			cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: eng, Options: api.EngineOptions{WriteBufferSize: &mib}},
+				DBPath: dir, Threads: []int32{1}, Dataset: api.DatasetSpec{Num: i64(60000), LoadMode: api.LoadNone},
+				Workloads: []api.WorkloadSpec{{Name: "fillrandom"}, {Name: "waitforcompaction"}, {Name: "readseq", Num: i64(10)}}}
+			res, out, err := run(t, cfg)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(res.Phases) != 2 {
+				t.Fatalf("%d phases, want fillrandom and readseq", len(res.Phases))
+			}
+			s := res.Phases[1].EngineStats
+			if s.PendingCompactionBytes != nil && *s.PendingCompactionBytes != 0 {
+				t.Errorf("pending compaction bytes %d after waitforcompaction", *s.PendingCompactionBytes)
+			}
+			var disk int64
+			files, _ := filepath.Glob(filepath.Join(dir, "*"))
+			for _, f := range files {
+				if ext := filepath.Ext(f); ext == ".sst" || ext == ".ldb" {
+					st, _ := os.Stat(f)
+					disk += st.Size()
+				}
+			}
+			if s.LSMBytes == nil || float64(*s.LSMBytes) < 0.9*float64(disk) || float64(*s.LSMBytes) > 1.1*float64(disk) {
+				t.Errorf("lsm bytes %v, table files on disk %d", s.LSMBytes, disk)
+			}
+			// The run's totals are the counters since open: at least the fill's, settled.
+			tot, fill := res.EngineTotals, res.Phases[0].EngineStats
+			if tot == nil || tot.FlushBytesWritten == nil || *tot.FlushBytesWritten < *fill.FlushBytesWritten ||
+				*tot.CompactionBytesWritten < *fill.CompactionBytesWritten || *tot.LSMBytes != *s.LSMBytes {
+				t.Errorf("engine totals %+v, fill phase %+v", tot, fill)
+			}
+		})
 	}
 }

@@ -155,7 +155,9 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 					return fail(interrupted(ctx))
 				}
 				if isStatsWorkload(w.Name) {
-					printEngineStats(o.Stdout, db, w.Name)
+					if err := runPseudo(ctx, o.Stdout, db, w.Name); err != nil {
+						return fail(fmt.Errorf("%s: %w", w.Name, err))
+					}
 					break // a pseudo-benchmark: no threads, no phase
 				}
 				if w.Name == api.WorkloadDBBench {
@@ -210,6 +212,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		}
 	}
 	printStatistics(o.Stdout, db) // db_bench --statistics
+	res.EngineTotals = engine.PhaseStats(nil, engineStats(db))
 	res.Provenance = newProvenance(specHash, ds, res.EngineVersion, cfg.DBPath, dev, db)
 	end := metav1.Now()
 	res.EndTime = &end

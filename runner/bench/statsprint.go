@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"reflect"
 	"io"
 	"strings"
 	"sync"
@@ -11,9 +13,46 @@ import (
 	"github.com/kvbench/kvbench-operator/runner/engine"
 )
 
-// isStatsWorkload: db_bench's stats and levelstats pseudo-benchmarks.
+// isStatsWorkload: db_bench's stats, levelstats and waitforcompaction pseudo-benchmarks.
 func isStatsWorkload(w api.WorkloadName) bool {
-	return w == api.WorkloadStats || w == api.WorkloadLevelStats
+	return w == api.WorkloadStats || w == api.WorkloadLevelStats || w == api.WorkloadWaitForCompaction
+}
+
+// runPseudo runs a pseudo-benchmark: print the engine's stats, or wait for its compactions.
+func runPseudo(ctx context.Context, w io.Writer, db engine.DB, which api.WorkloadName) error {
+	if which != api.WorkloadWaitForCompaction {
+		printEngineStats(w, db, which)
+		return nil
+	}
+	return waitForCompaction(ctx, db)
+}
+
+// waitForCompaction waits for the engine's background work: through the engine's own test where
+// it has one (RocksDB's and Pebble's properties), else until its counters and LSM size have not
+// moved for a second (LevelDB reports no pending work).
+func waitForCompaction(ctx context.Context, db engine.DB) error {
+	if cw, ok := db.(engine.CompactionWaiter); ok {
+		return cw.WaitForCompaction(ctx)
+	}
+	var last *api.EngineStats
+	for still := 0; still < 5; {
+		s := engineStats(db)
+		if s == nil {
+			return nil
+		}
+		if last != nil && reflect.DeepEqual(last, &s.Cumulative) {
+			still++
+		} else {
+			still = 0
+		}
+		last = &s.Cumulative
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // printEngineStats is db_bench's PrintStats for the stats and levelstats pseudo-benchmarks: the

@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -85,4 +86,20 @@ func (d *DB) Stats() (*engine.StatsSnapshot, error) {
 	c.ReadAmplification = engine.F64(float64(m.ReadAmp()))
 	c.Unavailable = []string{"compactionCPUSeconds: Pebble does not measure compaction CPU"}
 	return s, nil
+}
+
+// WaitForCompaction implements engine.CompactionWaiter: until no flush or compaction runs and
+// the compaction debt is zero.
+func (d *DB) WaitForCompaction(ctx context.Context) error {
+	for {
+		m := d.db.Metrics()
+		if m.Compact.NumInProgress == 0 && m.Flush.NumInProgress == 0 && m.Compact.EstimatedDebt == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
