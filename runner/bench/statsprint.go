@@ -3,8 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"time"

@@ -53,13 +53,13 @@ type benchFlags struct {
 	repeat                                 int
 	reportInterval                         time.Duration
 	// db_bench flags modelled as RocksDB options (-1: RocksDB's default).
-	numLevels, cacheShardBits, minLevelCompress int
+	numLevels, cacheShardBits, minLevelCompress   int
 	maxBGCompactions, maxBGFlushes, bloomLocality int
-	statistics, mmapWrite                        bool
-	walDir                                       string
-	statsIntervalSeconds                         int
-	statsInterval                                int64
-	statsPerInterval                             int
+	statistics, mmapWrite                         bool
+	walDir                                        string
+	statsIntervalSeconds                          int
+	statsInterval                                 int64
+	statsPerInterval                              int
 }
 
 func benchCmd() *cobra.Command {
