@@ -298,7 +298,7 @@ type ResultArchive struct {
 	// +optional
 	ConfigMap string `json:"configMap,omitempty"`
 	// Dropped names the parts left out so the ConfigMap stays within the API server's object
-	// size limit (intervals: the throughput time series).
+	// size limit (intervals: the throughput time series; engineDumps: the engines' text dumps).
 	// +optional
 	Dropped []string `json:"dropped,omitempty"`
 	// Error says why there is no archive (no result in the runner's log, the log unreadable).
