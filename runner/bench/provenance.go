@@ -27,6 +27,11 @@ func SpecHash(cfg *api.RunnerConfig) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// BuildRevision names the runner's sources when the build has no VCS information: the image
+// build (-buildvcs=false, for reproducible images) sets it with -ldflags -X to "inputs:<hash>", the
+// hash of every source file and Debian package version the runner links (hack/build-images.sh).
+var BuildRevision string
+
 // modules whose versions name the engine libraries compiled into the runner.
 var libraryModules = map[string]string{
 	"github.com/cockroachdb/pebble/v2": "pebble",
@@ -36,7 +41,7 @@ var libraryModules = map[string]string{
 
 // newProvenance records what ran: the runner build, the engine library, the resolved seed, the
 // spec's hash, the engine's effective options file and the node as the pod sees it.
-func newProvenance(specHash string, ds Dataset, engineVersion, dbPath string, dev dataDevice, db engine.DB) *api.Provenance {
+func newProvenance(specHash string, ds Dataset, dbPath string, dev dataDevice, db engine.DB) *api.Provenance {
 	p := &api.Provenance{GoVersion: runtime.Version(), Seed: int64(ds.Seed), SpecHash: specHash,
 		Libraries: map[string]string{}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -53,14 +58,17 @@ func newProvenance(specHash string, ds Dataset, engineVersion, dbPath string, de
 		if modified && p.RunnerRevision != "" {
 			p.RunnerRevision += "+dirty"
 		}
+		if p.RunnerRevision == "" {
+			p.RunnerRevision = BuildRevision
+		}
 		for _, m := range bi.Deps {
 			if name, ok := libraryModules[m.Path]; ok {
 				p.Libraries[name] = m.Version
 			}
 		}
 	}
-	// "rocksdb 7.8.3", "leveldb 1.23": the library actually loaded, as the adapter reports it.
-	if name, ver, ok := strings.Cut(engineVersion, " "); ok && name != "pebble" {
+	// "rocksdb": "7.8.3", "leveldb": "1.23": the libraries actually loaded, as they report it.
+	for name, ver := range engine.LibraryVersions() {
 		p.Libraries[name] = ver
 	}
 	p.OptionsFile = newestOptionsFile(dbPath)

@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	var ds Dataset
 	var db engine.DB
 	fail := func(err error) (*api.Result, error) {
-		res.Provenance = newProvenance(specHash, ds, res.EngineVersion, cfg.DBPath, dev, db)
+		res.Provenance = newProvenance(specHash, ds, cfg.DBPath, dev, db)
 		res.Error = err.Error()
 		end := metav1.Now()
 		res.EndTime = &end
@@ -213,7 +213,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	}
 	printStatistics(o.Stdout, db) // db_bench --statistics
 	res.EngineTotals = engine.PhaseStats(nil, engineStats(db))
-	res.Provenance = newProvenance(specHash, ds, res.EngineVersion, cfg.DBPath, dev, db)
+	res.Provenance = newProvenance(specHash, ds, cfg.DBPath, dev, db)
 	end := metav1.Now()
 	res.EndTime = &end
 	return res, nil

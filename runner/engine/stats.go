@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sort"
+	"sync"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
@@ -13,6 +14,30 @@ import (
 type StatsReader interface {
 	// Stats returns the engine's counters since open and its state now, plus its text dumps.
 	Stats() (*StatsSnapshot, error)
+}
+
+var (
+	libMu     sync.Mutex
+	libraries = map[string]func() string{}
+)
+
+// RegisterLibrary records how to ask a linked engine library its version (adapters call it from
+// init), so that a run's provenance names every library in the binary, not only the one it used.
+func RegisterLibrary(name string, version func() string) {
+	libMu.Lock()
+	defer libMu.Unlock()
+	libraries[name] = version
+}
+
+// LibraryVersions are the registered libraries' versions as the loaded libraries report them.
+func LibraryVersions() map[string]string {
+	libMu.Lock()
+	defer libMu.Unlock()
+	out := map[string]string{}
+	for name, v := range libraries {
+		out[name] = v()
+	}
+	return out
 }
 
 // CompactionWaiter is implemented by engines that can say when background work is done

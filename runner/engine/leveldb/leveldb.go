@@ -197,6 +197,9 @@ import (
 
 func init() {
 	engine.Register(api.EngineLevelDB, Open)
+	engine.RegisterLibrary("leveldb", func() string {
+		return fmt.Sprintf("%d.%d", int(C.leveldb_major_version()), int(C.leveldb_minor_version()))
+	})
 	if engine.TSCClock {
 		C.kvb_clock_use_tsc(1)
 	}

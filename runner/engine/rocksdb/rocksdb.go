@@ -22,7 +22,10 @@ import (
 	"github.com/kvbench/kvbench-operator/runner/engine"
 )
 
-func init() { engine.Register(api.EngineRocksDB, Open) }
+func init() {
+	engine.Register(api.EngineRocksDB, Open)
+	engine.RegisterLibrary("rocksdb", func() string { return C.GoString(C.kvb_rocksdb_version()) })
+}
 
 // DB is an open RocksDB database.
 type DB struct {
