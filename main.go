@@ -130,6 +130,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Config:    o.config,
 		Logs:      controllers.ClientsetLogs(clientset),
 		APIReader: mgr.GetAPIReader(),
+		Nodes:     controllers.ClientsetNodes(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}

@@ -111,6 +111,8 @@ type KVBenchmarkReconciler struct {
 	results   resultCache
 	// slotMu makes counting free slots and creating Jobs one step across workers.
 	slotMu sync.Mutex
+	// Nodes reads a runner's node for its provenance labels; nil leaves them out.
+	Nodes NodeReader
 
 	// created remembers Jobs this process created until the cache shows them, so the concurrency
 	// limit also counts Jobs the informer has not delivered yet.
@@ -457,6 +459,7 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	if res.Engine == "" {
 		res.Engine = run.Engine.Name
 	}
+	r.stampProvenance(ctx, res, pod)
 	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
 	if err != nil {
 		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil

@@ -94,6 +94,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	}
 	summary, summaryErr := parseSummary(term)
 	mergeResults(&st, summary, logged)
+	if summary != nil {
+		st.Provenance = runProvenance(summary, pod)
+	}
 
 	complete := jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobSuccessCriteriaMet)
 	failed := jobCondition(job, batchv1.JobFailed) || jobCondition(job, batchv1.JobFailureTarget)

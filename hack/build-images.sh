@@ -44,7 +44,8 @@ runner)
     # and these are what Debian's librocksdb.a and libleveldb.a themselves need (gflags: RocksDB's tools code).
     CGO_ENABLED=1 CGO_LDFLAGS="-lrocksdb -lleveldb -lsnappy -llz4 -lzstd -lz -lbz2 -lgflags -lstdc++ -lm -lpthread -ldl" \
       nice -n 19 go build -trimpath -buildvcs=false -tags osusergo,netgo \
-      -ldflags "-s -w -linkmode external -extldflags '-static'" -o "$OUT/kvbench-runner" ./runner/cmd/kvbench-runner
+      -ldflags "-s -w -linkmode external -extldflags '-static' -X github.com/kvbench/kvbench-operator/runner/bench.BuildRevision=inputs:$key" \
+      -o "$OUT/kvbench-runner" ./runner/cmd/kvbench-runner
     if readelf -d "$OUT/kvbench-runner" 2>/dev/null | grep -q NEEDED || readelf -l "$OUT/kvbench-runner" | grep -q 'program interpreter'; then
       log "kvbench-runner is not static"; exit 1
     fi

@@ -102,6 +102,48 @@ type EngineOptions struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	IncreaseParallelism *int32 `json:"increaseParallelism,omitempty"`
+	// Statistics creates RocksDB's Statistics object (--statistics): tickers such as block cache
+	// hits and stall micros in the phase's engine statistics. It costs throughput, so it is off
+	// unless asked for, as in db_bench.
+	// +optional
+	Statistics *bool `json:"statistics,omitempty"`
+	// NumLevels is the number of LSM levels (--num_levels).
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	NumLevels *int32 `json:"numLevels,omitempty"`
+	// MaxBackgroundCompactions and MaxBackgroundFlushes (--max_background_compactions/flushes);
+	// RocksDB 7.8 derives its limits from them when set, instead of from maxBackgroundJobs.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxBackgroundCompactions *int32 `json:"maxBackgroundCompactions,omitempty"`
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxBackgroundFlushes *int32 `json:"maxBackgroundFlushes,omitempty"`
+	// MinLevelToCompress leaves levels below it uncompressed (--min_level_to_compress, as db_bench:
+	// a per-level compression list).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MinLevelToCompress *int32 `json:"minLevelToCompress,omitempty"`
+	// CacheNumShardBits shards the block cache into 2^n parts (--cache_numshardbits).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=19
+	// +optional
+	CacheNumShardBits *int32 `json:"cacheNumShardBits,omitempty"`
+	// BloomLocality (--bloom_locality) affects RocksDB's memtable prefix bloom only.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	BloomLocality *int32 `json:"bloomLocality,omitempty"`
+	// MmapWrite writes table files through mmap (--mmap_write).
+	// +optional
+	MmapWrite *bool `json:"mmapWrite,omitempty"`
+
+	// WALDir puts the write-ahead log in this directory, relative to the database directory
+	// (--wal_dir; an absolute path could leave the benchmarked volume).
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`
+	// +optional
+	WALDir *string `json:"walDir,omitempty"`
 }
 
 // Unsupported returns the JSON names of the options set in o that the engine does not have.
@@ -118,6 +160,10 @@ func (o *EngineOptions) Unsupported(engine EngineName) []string {
 		"maxBackgroundJobs": o.MaxBackgroundJobs != nil, "disableWAL": o.DisableWAL != nil, "sync": o.Sync != nil,
 		"mmapRead": o.MmapRead != nil, "plainTable": o.PlainTable != nil,
 		"optimizeForPointLookup": o.OptimizeForPointLookup != nil, "increaseParallelism": o.IncreaseParallelism != nil,
+		"statistics": o.Statistics != nil, "numLevels": o.NumLevels != nil,
+		"maxBackgroundCompactions": o.MaxBackgroundCompactions != nil, "maxBackgroundFlushes": o.MaxBackgroundFlushes != nil,
+		"minLevelToCompress": o.MinLevelToCompress != nil, "cacheNumShardBits": o.CacheNumShardBits != nil,
+		"bloomLocality": o.BloomLocality != nil, "mmapWrite": o.MmapWrite != nil, "walDir": o.WALDir != nil,
 	}
 	var out []string
 	for _, name := range UnsupportedOptions[engine] {
@@ -142,8 +188,14 @@ var UnsupportedOptions = map[EngineName][]string{
 	// constants; the log cannot be turned off; no mmap or PlainTable knobs.
 	EngineLevelDB: {"maxWriteBufferNumber", "level0FileNumCompactionTrigger", "level0SlowdownWritesTrigger",
 		"level0StopWritesTrigger", "maxBytesForLevelBase", "maxBackgroundJobs", "disableWAL", "mmapRead",
-		"plainTable", "optimizeForPointLookup", "increaseParallelism"},
-	EnginePebble: {"mmapRead", "plainTable", "optimizeForPointLookup", "increaseParallelism"},
+		"plainTable", "optimizeForPointLookup", "increaseParallelism", "statistics", "numLevels",
+		"maxBackgroundCompactions", "maxBackgroundFlushes", "minLevelToCompress", "cacheNumShardBits", "bloomLocality",
+		"mmapWrite", "walDir"},
+	// Pebble: its metrics are always on (no Statistics object); seven levels, one compaction
+	// concurrency knob (maxBackgroundJobs), one cache, no mmap; its WAL directory is supported.
+	EnginePebble: {"mmapRead", "plainTable", "optimizeForPointLookup", "increaseParallelism", "statistics",
+		"numLevels", "maxBackgroundCompactions", "maxBackgroundFlushes", "minLevelToCompress", "cacheNumShardBits",
+		"bloomLocality", "mmapWrite"},
 }
 
 // UnsupportedCompression lists, per engine, the compression algorithms it lacks.

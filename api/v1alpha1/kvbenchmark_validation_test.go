@@ -288,6 +288,8 @@ func optionSamples() map[string]any {
 			out[name] = "snappy"
 		case reflect.TypeOf(int32(0)):
 			out[name] = int64(4)
+		case reflect.TypeOf(""):
+			out[name] = "wal"
 		default:
 			Fail("no sample value for option " + name + "; extend optionSamples")
 		}

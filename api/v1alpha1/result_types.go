@@ -34,6 +34,11 @@ type Result struct {
 	// Provenance is what ran, where, with which seed and options (schema v2).
 	// +optional
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// EngineTotals are the engine's counters since it was opened and its state, at the end of the
+	// run (after the last phase or pseudo-benchmark such as waitforcompaction): what db_bench's
+	// final Compaction Stats and STATISTICS report, where Phases hold per-phase deltas.
+	// +optional
+	EngineTotals *EngineStats `json:"engineTotals,omitempty"`
 }
 
 // DatasetInfo is the dataset as the runner resolved it.

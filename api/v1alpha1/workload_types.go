@@ -104,7 +104,7 @@ type SizeRange struct {
 }
 
 // WorkloadName is a db_bench benchmark name, "pulse", "ycsb", or "dbbench" (Debian's db_bench, passthrough).
-// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench
+// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench;stats;levelstats;waitforcompaction
 type WorkloadName string
 
 // Workloads the runner implements, named as db_bench names them.
@@ -127,6 +127,13 @@ const (
 	WorkloadPulse                 WorkloadName = "pulse"
 	WorkloadYCSB                  WorkloadName = "ycsb"
 	WorkloadDBBench               WorkloadName = "dbbench"
+	// WorkloadStats and WorkloadLevelStats are db_bench's pseudo-benchmarks: they print the
+	// engine's stats (rocksdb.stats) or level stats (rocksdb.levelstats) and measure nothing.
+	WorkloadStats      WorkloadName = "stats"
+	WorkloadLevelStats WorkloadName = "levelstats"
+	// WorkloadWaitForCompaction waits until the engine's flushes and compactions are done
+	// (db_bench's waitforcompaction); it measures nothing.
+	WorkloadWaitForCompaction WorkloadName = "waitforcompaction"
 )
 
 // WorkloadSpec is one measured phase. It runs once per thread count of the sweep (unless it sets
@@ -287,4 +294,19 @@ type RunnerConfig struct {
 	// Reset perPoint restores the post-load checkpoint before each sweep point.
 	// +optional
 	Reset ResetMode `json:"reset,omitempty"`
+	// StatsInterval prints db_bench's interval lines during each phase (kvbench-runner bench
+	// --stats_interval_seconds, --stats_interval, --stats_per_interval).
+	// +optional
+	StatsInterval *StatsIntervalSpec `json:"statsInterval,omitempty"`
+}
+
+// StatsIntervalSpec is db_bench's periodic reporting: a line every Seconds (or every Ops
+// operations, checked at each report interval), with the engine's stats when PerInterval.
+type StatsIntervalSpec struct {
+	// +optional
+	Seconds int32 `json:"seconds,omitempty"`
+	// +optional
+	Ops int64 `json:"ops,omitempty"`
+	// +optional
+	PerInterval bool `json:"perInterval,omitempty"`
 }

@@ -118,29 +118,44 @@ func fileFlag(cmd *cobra.Command, files *[]string) {
 func reportCmd(o *options) *cobra.Command {
 	var files []string
 	var table, format string
+	var engineStats bool
 	cmd := &cobra.Command{
 		Use:   "report [NAME...] [-f FILE...]",
-		Short: "Print tables (threads, Pegasus ycsb, pulse) or db_bench lines",
+		Short: "Print tables (threads, Pegasus ycsb, pulse), db_bench lines, or benchmark.sh's report.tsv",
 		Example: `  kubectl kvbench report demo
   kubectl kvbench report -f saved/ --table ycsb --format markdown
-  kubectl kvbench report demo --table dbbench`,
+  kubectl kvbench report demo --table dbbench
+  kubectl kvbench report demo --format tsv
+  kubectl kvbench report -f saved/ --engine-stats`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			if err := oneOf("table", table, report.TableKinds); err != nil {
 				return err
 			}
-			if err := oneOf("format", format, report.Formats); err != nil {
+			if err := oneOf("format", format, report.ReportFormats); err != nil {
 				return err
+			}
+			if (format == "tsv" || format == "json") && cmd.Flags().Changed("table") {
+				return fmt.Errorf("--format %s prints benchmark.sh's report.tsv columns; --table does not apply", format)
 			}
 			bs, err := o.load(cmd.Context(), names, files)
 			if err != nil {
 				return err
+			}
+			switch {
+			case engineStats:
+				return report.WriteEngineDumps(o.stdout, bs)
+			case format == "tsv" || format == "json":
+				return report.WriteBenchSh(o.stdout, bs, format)
 			}
 			return report.Write(o.stdout, bs, table, format)
 		},
 	}
 	fileFlag(cmd, &files)
 	cmd.Flags().StringVar(&table, "table", "auto", "table: "+strings.Join(report.TableKinds, ", "))
-	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.ReportFormats, ", ")+
+		" (tsv and json: one line per phase in RocksDB benchmark.sh's report.tsv columns)")
+	cmd.Flags().BoolVar(&engineStats, "engine-stats", false,
+		"print the engines' own dumps per phase (rocksdb.stats, Statistics, Pebble metrics, leveldb.stats) from the full results")
 	return cmd
 }
 
@@ -326,11 +341,32 @@ Save before the runner Jobs are cleaned up (cleanup.ttlSecondsAfterFinished, 600
 	return cmd
 }
 
+// pinSeed writes the seed the runs resolved into a spec that left it to the default, so that
+// applying the saved file reruns the same keys and operations.
+func pinSeed(obj *api.KVBenchmark, b *report.Benchmark) {
+	if obj.Spec.Dataset.Seed != 0 {
+		return
+	}
+	for _, r := range b.Status.Runs {
+		if r.Provenance != nil && r.Provenance.Seed != 0 {
+			obj.Spec.Dataset.Seed = r.Provenance.Seed
+			return
+		}
+	}
+	for _, r := range b.Results {
+		if r.Provenance != nil && r.Provenance.Seed != 0 {
+			obj.Spec.Dataset.Seed = r.Provenance.Seed
+			return
+		}
+	}
+}
+
 // save writes the layout loadFiles reads back: NAME.yaml and NAME-RUN.result.json.
 func save(stdout io.Writer, dir string, b *report.Benchmark) error {
 	obj := b.KVBenchmark.DeepCopy()
 	obj.ManagedFields = nil
 	obj.APIVersion, obj.Kind = api.GroupVersion.String(), "KVBenchmark"
+	pinSeed(obj, b)
 	data, err := yaml.Marshal(obj)
 	if err != nil {
 		return err

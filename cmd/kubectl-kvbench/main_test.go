@@ -261,7 +261,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"report"}, "name a KVBenchmark or give -f FILE"},
 		{[]string{"report", "-f", filepath.Join(dir, "missing.yaml")}, "stat " + filepath.Join(dir, "missing.yaml") + ": no such file or directory"},
 		{[]string{"report", "-f", statusOnly, "--table", "pegasus"}, `unknown --table "pegasus" (one of auto, dbbench, ycsb, pulse, threads)`},
-		{[]string{"report", "-f", statusOnly, "--format", "html"}, `unknown --format "html" (one of text, markdown)`},
+		{[]string{"report", "-f", statusOnly, "--format", "html"}, `unknown --format "html" (one of text, markdown, tsv, json)`},
 		{[]string{"report", "-f", filepath.Join(dir, "pod.yaml")}, filepath.Join(dir, "pod.yaml") + `: not a KVBenchmark, KVBenchmarkList or runner result (kind "Pod")`},
 		{[]string{"report", "-f", filepath.Join(dir, "v9.json")}, filepath.Join(dir, "v9.json") + `: runner result schema "kvbench.io/result/v9" is not supported (this kubectl-kvbench reads kvbench.io/result/v2)`},
 		{[]string{"report", "-f", filepath.Join(dir, "garbage.yaml")}, filepath.Join(dir, "garbage.yaml") + ": "},

@@ -28,6 +28,9 @@ const (
 	MaxCompressed = 900 << 10
 	// DroppedIntervals is what Dropped names when the time series had to go.
 	DroppedIntervals = "intervals"
+	// DroppedEngineDumps is what Dropped names when, after the time series, the engines' text
+	// dumps had to go too (their typed engine statistics stay).
+	DroppedEngineDumps = "engineDumps"
 )
 
 // ErrLineTooLong is returned for a result line longer than the limit given to FromLog.
@@ -85,7 +88,14 @@ func ConfigMap(b *api.KVBenchmark, runName, jobName string, res *api.Result) (cm
 			return nil, nil, err
 		}
 		if len(data) > MaxCompressed {
-			return nil, nil, fmt.Errorf("the result is %d KiB compressed without its time series, over the %d KiB a ConfigMap holds", len(data)>>10, MaxCompressed>>10)
+			res = withoutEngineDumps(res)
+			dropped = append(dropped, DroppedEngineDumps)
+			if data, err = compress(res); err != nil {
+				return nil, nil, err
+			}
+		}
+		if len(data) > MaxCompressed {
+			return nil, nil, fmt.Errorf("the result is %d KiB compressed without its time series and engine dumps, over the %d KiB a ConfigMap holds", len(data)>>10, MaxCompressed>>10)
 		}
 	}
 	cm = &corev1.ConfigMap{
@@ -146,4 +156,15 @@ func withoutIntervals(res *api.Result) *api.Result {
 		out.Phases[i].Intervals = nil
 	}
 	return out
+}
+
+// withoutEngineDumps drops the engines' text dumps (res is already a copy).
+func withoutEngineDumps(res *api.Result) *api.Result {
+	if res.Load != nil {
+		res.Load.EngineDumps = nil
+	}
+	for i := range res.Phases {
+		res.Phases[i].EngineDumps = nil
+	}
+	return res
 }

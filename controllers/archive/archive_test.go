@@ -127,11 +127,28 @@ func TestConfigMapDropsTheTimeSeriesWhenTooBig(t *testing.T) {
 		t.Errorf("the caller's result was changed")
 	}
 
-	// Too big even without intervals: an error, not a ConfigMap the API server would refuse.
+	// Too big without intervals because of the engines' dumps: those go too, the typed stats stay.
 	noise := make([]byte, 2<<20)
 	for i := range noise {
 		noise[i] = byte(rng.Uint32())
 	}
+	lsm := int64(12345)
+	res.Phases[0].EngineStats = &api.EngineStats{LSMBytes: &lsm}
+	res.Phases[0].EngineDumps = []api.NamedText{{Name: "rocksdb.stats", Text: base64.StdEncoding.EncodeToString(noise)}}
+	cm, dropped, err = ConfigMap(benchmark(), "rocksdb", "j", res)
+	if err != nil || len(dropped) != 2 || dropped[1] != DroppedEngineDumps {
+		t.Fatalf("dropped %v, err %v", dropped, err)
+	}
+	got, _ = FromConfigMap(cm)
+	if got.Phases[0].EngineDumps != nil || got.Phases[0].EngineStats == nil || *got.Phases[0].EngineStats.LSMBytes != lsm {
+		t.Errorf("want the dumps gone and the engine stats kept: %+v", got.Phases[0])
+	}
+	if res.Phases[0].EngineDumps == nil {
+		t.Errorf("the caller's result was changed")
+	}
+
+	// Too big even without both: an error, not a ConfigMap the API server would refuse.
+	res.Phases[0].EngineDumps = nil
 	res.Error = base64.StdEncoding.EncodeToString(noise)
 	if _, _, err := ConfigMap(benchmark(), "rocksdb", "j", res); err == nil || !strings.Contains(err.Error(), "without its time series") {
 		t.Errorf("got %v", err)

@@ -157,11 +157,13 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 							fmt.Sprintf("--metrics-addr=:%d", MetricsPort),
 						},
 						Ports: []corev1.ContainerPort{{Name: MetricsPortName, ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
-						// The runner's live series carry these as labels (namespace, benchmark, engine).
+						// The runner's live series carry these as labels (namespace, benchmark, engine);
+						// NODE_NAME (the downward API) is for the run's provenance: a pod cannot read its Node.
 						Env: []corev1.EnvVar{
 							{Name: kvv1.EnvNamespace, Value: b.Namespace},
 							{Name: kvv1.EnvBenchmark, Value: b.Name},
 							{Name: kvv1.EnvRun, Value: run.Name},
+							{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
 						},
 						Resources: corev1.ResourceRequirements{
 							Limits:   res,

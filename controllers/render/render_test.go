@@ -73,8 +73,9 @@ func TestJobTmpfs(t *testing.T) {
 						Args: []string{"run", "--config-json=" + string(cfg), "--summary-file=/dev/termination-log",
 							"--json=/data/result.json", "--metrics-addr=:8080"},
 						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
-						// The runner's live series get namespace, benchmark and engine labels from these.
-						Env:                      []corev1.EnvVar{{Name: "KVBENCH_NAMESPACE", Value: "ns"}, {Name: "KVBENCH_BENCHMARK", Value: "bench"}, {Name: "KVBENCH_RUN", Value: "rocksdb"}},
+						// The runner's live series get namespace, benchmark and engine labels from these; NODE_NAME is for provenance.
+						Env: []corev1.EnvVar{{Name: "KVBENCH_NAMESPACE", Value: "ns"}, {Name: "KVBENCH_BENCHMARK", Value: "bench"}, {Name: "KVBENCH_RUN", Value: "rocksdb"},
+							{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
 						Resources:                corev1.ResourceRequirements{Limits: mem, Requests: mem},
 						VolumeMounts:             []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "tmp", MountPath: "/tmp"}},
 						TerminationMessagePath:   "/dev/termination-log",

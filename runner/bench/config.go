@@ -129,6 +129,7 @@ var validWorkloads = map[api.WorkloadName]bool{
 	api.WorkloadReadWhileWriting: true, api.WorkloadReadRandomWriteRandom: true,
 	api.WorkloadSeekRandom: true, api.WorkloadDeleteSeq: true, api.WorkloadDeleteRandom: true,
 	api.WorkloadUpdateRandom: true, api.WorkloadPulse: true, api.WorkloadYCSB: true, api.WorkloadDBBench: true,
+	api.WorkloadStats: true, api.WorkloadLevelStats: true, api.WorkloadWaitForCompaction: true,
 }
 
 // Validate checks a whole RunnerConfig before anything is opened, so bad input fails fast with

@@ -249,6 +249,8 @@ type env struct {
 	seedSalt         uint64
 	// cpus is the CPU budget (GOMAXPROCS as the run found it, before Run raised it).
 	cpus int
+	// stats prints db_bench's --stats_interval lines (nil: off).
+	stats *statsTicker
 }
 
 // Observer follows a run's progress (the Prometheus metrics implement it).
@@ -519,6 +521,7 @@ func (e *env) sample(p *phase, ts []*thread, iv *intervals, base time.Time, wg *
 			rate := float64(ops-lastOps) / (now - lastT).Seconds()
 			samples = append(samples, api.IntervalSample{OffsetSeconds: round3(now.Seconds()), OpsPerSec: round1(rate)})
 			lastOps, lastT = ops, now
+			e.stats.tick(now, ops)
 			iv.collect()
 			if e.observer != nil {
 				e.observer.Progress(p.name, p.threads, ops, rate)

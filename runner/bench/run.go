@@ -44,7 +44,11 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		o.Stderr = io.Discard
 	}
 	res := &api.Result{SchemaVersion: api.ResultSchemaVersion, Engine: cfg.Engine.Name, StartTime: metav1.Now()}
+	specHash, dev := SpecHash(&cfg), findDataDevice(cfg.DBPath)
+	var ds Dataset
+	var db engine.DB
 	fail := func(err error) (*api.Result, error) {
+		res.Provenance = newProvenance(specHash, ds, cfg.DBPath, dev, db)
 		res.Error = err.Error()
 		end := metav1.Now()
 		res.EndTime = &end
@@ -53,10 +57,11 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	if err := Validate(&cfg); err != nil {
 		return fail(err)
 	}
-	ds, _ := ResolveDataset(cfg.Dataset)
+	ds, _ = ResolveDataset(cfg.Dataset)
 	res.Dataset = ds.Info()
 	e := &env{out: o.Stdout, progress: o.Stderr, ds: ds, observer: o.Observer,
-		reportInterval: time.Second, progressInterval: o.ProgressInterval, cpus: runtime.GOMAXPROCS(0)}
+		reportInterval: time.Second, progressInterval: o.ProgressInterval, cpus: runtime.GOMAXPROCS(0),
+		stats: newStatsTicker(cfg.StatsInterval, o.Stderr)}
 	// Keep a P idle while every worker and readwhilewriting's writer sit in cgo calls. With none
 	// idle, sysmon takes the P of any cgo call that lasts over 20µs (a RocksDB writer waiting for
 	// its write group, a read from disk) and then polls every 20µs; on 2 CPUs at 2 threads that was
@@ -88,7 +93,6 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 			return fail(err)
 		}
 	}
-	var db engine.DB
 	open := func() error {
 		var err error
 		db, err = engine.Open(cfg.Engine.Name, engCfg)
@@ -118,13 +122,13 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		fmt.Fprintf(o.Stdout, "Engine:     %s\nKeys:       %d bytes each\nValues:     %s bytes each\nEntries:    %d\nRawSize:    %.1f MB (estimated)\n",
 			res.EngineVersion, ds.KeySize, valueDesc(ds), ds.Num, float64(res.Dataset.Bytes)/1048576)
 		fmt.Fprintln(o.Stdout, "------------------------------------------------")
-		before := readUsage()
+		b := beginPhase(db, dev)
 		load, err := e.load(ctx, db, cfg.DBPath)
 		if err != nil {
 			return fail(err)
 		}
 		if load != nil {
-			load.Usage = readUsage().since(before)
+			b.end(db, load)
 			res.Load = load
 			fmt.Fprintln(o.Stdout, report.Line("load", &load.PhaseSummary))
 			if o.OnPhase != nil {
@@ -167,6 +171,12 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 				if err := ctx.Err(); err != nil {
 					return fail(interrupted(ctx))
 				}
+				if isStatsWorkload(w.Name) {
+					if err := runPseudo(ctx, o.Stdout, db, w.Name); err != nil {
+						return fail(fmt.Errorf("%s: %w", w.Name, err))
+					}
+					break // a pseudo-benchmark: no threads, no phase
+				}
 				if w.Name == api.WorkloadDBBench {
 					closeDB()
 					phases, ver, err := dbbench.Run(ctx, o.DBBenchBinary, w.DBBenchArgs, cfg.DBPath, o.Stdout, o.Stderr)
@@ -199,13 +209,14 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 				if err != nil {
 					return fail(err)
 				}
-				before := readUsage()
+				b := beginPhase(db, dev)
+				e.stats.start(db)
 				r, err := e.runWorkload(ctx, db, w, int(th), it, salt, zetas, &inserted, pulse)
 				if err != nil {
 					return fail(err)
 				}
 				r.Protocol = withPhase(prot, r.Protocol)
-				r.Usage = readUsage().since(before)
+				b.end(db, r)
 				r.Index = int32(len(res.Phases)) // survives truncation of the summary
 				res.Phases = append(res.Phases, *r)
 				fmt.Fprintln(o.Stdout, report.Line(r.Workload, &r.PhaseSummary))
@@ -221,6 +232,9 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 			}
 		}
 	}
+	printStatistics(o.Stdout, db) // db_bench --statistics
+	res.EngineTotals = engine.PhaseStats(nil, engineStats(db))
+	res.Provenance = newProvenance(specHash, ds, cfg.DBPath, dev, db)
 	end := metav1.Now()
 	res.EndTime = &end
 	return res, nil

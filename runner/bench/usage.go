@@ -17,7 +17,8 @@ import (
 // I/O-bound one, which is what explains a thread-scaling curve.
 type usage struct {
 	at                    time.Time
-	cpu                   time.Duration
+	cpu, user, sys        time.Duration
+	maxRSS                int64 // bytes
 	majorFaults           int64
 	readBytes, writeBytes int64 // storage I/O (/proc/self/io): page-cache misses, not cached reads
 }
@@ -26,7 +27,9 @@ func readUsage() usage {
 	u := usage{at: time.Now()}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
-		u.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		u.user, u.sys = time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+		u.cpu = u.user + u.sys
+		u.maxRSS = ru.Maxrss * 1024 // kilobytes on Linux
 		u.majorFaults = ru.Majflt
 	}
 	if b, err := os.ReadFile("/proc/self/io"); err == nil {
@@ -50,7 +53,9 @@ func (u usage) since(start usage) *api.PhaseUsage {
 	wall := u.at.Sub(start.at).Seconds()
 	cpu := (u.cpu - start.cpu).Seconds()
 	p := &api.PhaseUsage{CPUSeconds: round6(cpu), ReadBytes: u.readBytes - start.readBytes,
-		WriteBytes: u.writeBytes - start.writeBytes, MajorFaults: u.majorFaults - start.majorFaults}
+		WriteBytes: u.writeBytes - start.writeBytes, MajorFaults: u.majorFaults - start.majorFaults,
+		UserCPUSeconds: round6((u.user - start.user).Seconds()), SystemCPUSeconds: round6((u.sys - start.sys).Seconds()),
+		MaxRSSBytes: u.maxRSS}
 	if wall > 0 {
 		p.CPUPercent = round6(100 * cpu / wall)
 	}

@@ -70,7 +70,8 @@ func Histogram(w io.Writer, what string, count int64, p *api.Percentiles) {
 // api.TerminationMessageLimit bytes. It drops detail first (per-operation breakdowns, pulse
 // summaries, then latency), then whole phases from the end, counting them in Truncated.
 func Summarize(r *api.Result) *api.Summary {
-	s := &api.Summary{SchemaVersion: r.SchemaVersion, Engine: r.Engine, EngineVersion: r.EngineVersion, Error: r.Error}
+	s := &api.Summary{SchemaVersion: r.SchemaVersion, Engine: r.Engine, EngineVersion: r.EngineVersion, Error: r.Error,
+		Provenance: ProvenanceSummary(r.Provenance)}
 	ds := r.Dataset
 	s.Dataset = &ds
 	if r.Load != nil {

@@ -351,6 +351,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		dashboardHasData(ns)
 	})
 
+	It("records provenance (sha256 image digest, node fingerprint, seed) in status and archive; report --format tsv has a line per phase", func() {
+		expectEvidence(ns)
+	})
+
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())

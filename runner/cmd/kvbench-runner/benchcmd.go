@@ -15,12 +15,11 @@ import (
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
-// ignoredFlags are db_bench flags the seeds pass that the runner accepts but does not model;
+// ignoredFlags are db_bench flags the seeds pass that the runner accepts but does not model,
+// because they change nothing RocksDB 7.8.3 measures here (docs/runner.md lists why for each);
 // they are reported, not silently dropped, and unknown flags stay errors.
-var ignoredFlags = []string{"num_levels", "cache_numshardbits", "min_level_to_compress", "disable_seek_compaction",
-	"hard_rate_limit", "wal_dir", "disable_data_sync", "verify_checksum", "delete_obsolete_files_period_micros",
-	"max_background_compactions", "max_background_flushes", "statistics", "stats_per_interval", "stats_interval",
-	"mmap_write", "bloom_locality", "readonly", "max_grandparent_overlap_factor", "cache_remove_scan_count_limit"}
+var ignoredFlags = []string{"disable_seek_compaction", "hard_rate_limit", "disable_data_sync", "verify_checksum",
+	"delete_obsolete_files_period_micros", "readonly", "max_grandparent_overlap_factor", "cache_remove_scan_count_limit"}
 
 // benchFlags mirror db_bench's names and defaults.
 type benchFlags struct {
@@ -57,6 +56,14 @@ type benchFlags struct {
 	warmupSeconds                          float64
 	settleTimeout                          time.Duration
 	reset                                  string
+	// db_bench flags modelled as RocksDB options (-1: RocksDB's default).
+	numLevels, cacheShardBits, minLevelCompress   int
+	maxBGCompactions, maxBGFlushes, bloomLocality int
+	statistics, mmapWrite                         bool
+	walDir                                        string
+	statsIntervalSeconds                          int
+	statsInterval                                 int64
+	statsPerInterval                              int
 }
 
 func benchCmd() *cobra.Command {
@@ -136,6 +143,20 @@ func benchCmd() *cobra.Command {
 	fs.Float64Var(&f.warmupSeconds, "warmup_seconds", 0, "run each benchmark this many seconds first and discard it")
 	fs.DurationVar(&f.settleTimeout, "settle_timeout", 0, "before each benchmark wait up to this long for idle flushes and compactions (0: do not wait)")
 	fs.StringVar(&f.reset, "reset", "none", "none, or perPoint: restore a checkpoint taken after --load before each benchmark")
+	fs.IntVar(&f.numLevels, "num_levels", 7, "LSM levels")
+	fs.IntVar(&f.cacheShardBits, "cache_numshardbits", 6, "block cache shards as a power of two")
+	fs.IntVar(&f.minLevelCompress, "min_level_to_compress", -1, "levels below this are not compressed (-1: all compressed)")
+	fs.IntVar(&f.maxBGCompactions, "max_background_compactions", -1, "background compactions (-1: from max_background_jobs)")
+	fs.IntVar(&f.maxBGFlushes, "max_background_flushes", -1, "background flushes (-1: from max_background_jobs)")
+	fs.IntVar(&f.bloomLocality, "bloom_locality", 0, "memtable prefix bloom locality")
+	fs.BoolVar(&f.statistics, "statistics", false, "create RocksDB's Statistics object: tickers in the result, STATISTICS: at the end")
+	fs.BoolVar(&f.mmapWrite, "mmap_write", false, "write table files through mmap")
+	fs.StringVar(&f.walDir, "wal_dir", "", "WAL directory, inside the database directory (relative path)")
+	fs.IntVar(&f.statsIntervalSeconds, "stats_interval_seconds", 0, "print an interval line every N seconds of a benchmark (0: off)")
+	fs.Int64Var(&f.statsInterval, "stats_interval", 0, "print an interval line every N operations, checked each report interval (0: off)")
+	fs.IntVar(&f.statsPerInterval, "stats_per_interval", 0, "with an interval: also print the engine's stats (rocksdb.stats)")
+	fs.Lookup("statistics").NoOptDefVal = "true"
+	fs.Lookup("mmap_write").NoOptDefVal = "true"
 	for _, name := range ignoredFlags {
 		fs.String(name, "", "accepted for db_bench compatibility; not modelled")
 		fs.Lookup(name).NoOptDefVal = "true"
@@ -236,6 +257,49 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 	set("use_plain_table", func() { eo.PlainTable = b(f.plainTable) })
 	set("optimize_for_point_lookup", func() { eo.OptimizeForPointLookup = q(f.optimizePointLookup) })
 	set("increase_parallelism", func() { eo.IncreaseParallelism = i32(int(f.increaseParallel)) })
+	set("num_levels", func() { eo.NumLevels = i32(f.numLevels) })
+	set("cache_numshardbits", func() {
+		if f.cacheShardBits >= 0 {
+			eo.CacheNumShardBits = i32(f.cacheShardBits)
+		}
+	})
+	set("min_level_to_compress", func() {
+		if f.minLevelCompress >= 0 {
+			eo.MinLevelToCompress = i32(f.minLevelCompress)
+		}
+	})
+	set("max_background_compactions", func() {
+		if f.maxBGCompactions > 0 {
+			eo.MaxBackgroundCompactions = i32(f.maxBGCompactions)
+		}
+	})
+	set("max_background_flushes", func() {
+		if f.maxBGFlushes > 0 {
+			eo.MaxBackgroundFlushes = i32(f.maxBGFlushes)
+		}
+	})
+	set("bloom_locality", func() { eo.BloomLocality = i32(f.bloomLocality) })
+	set("statistics", func() {
+		if f.statistics {
+			eo.Statistics = b(true)
+		}
+	})
+	set("mmap_write", func() { eo.MmapWrite = b(f.mmapWrite) })
+	set("wal_dir", func() {
+		if f.walDir != "" {
+			eo.WALDir = &f.walDir
+		}
+	})
+	if eo.WALDir != nil && (strings.HasPrefix(*eo.WALDir, "/") || strings.Contains(*eo.WALDir, "..")) {
+		return cfg, fmt.Errorf("--wal_dir=%s: give a path relative to --db (the WAL stays on the benchmarked volume)", *eo.WALDir)
+	}
+	if f.statsIntervalSeconds < 0 || f.statsInterval < 0 {
+		return cfg, fmt.Errorf("--stats_interval_seconds and --stats_interval must not be negative")
+	}
+	if f.statsIntervalSeconds > 0 || f.statsInterval > 0 {
+		cfg.StatsInterval = &api.StatsIntervalSpec{Seconds: int32(f.statsIntervalSeconds), Ops: f.statsInterval,
+			PerInterval: f.statsPerInterval > 0}
+	}
 	if eo.Compression != nil {
 		switch *eo.Compression {
 		case api.CompressionNone, api.CompressionSnappy, api.CompressionLZ4, api.CompressionZstd:

@@ -197,6 +197,9 @@ import (
 
 func init() {
 	engine.Register(api.EngineLevelDB, Open)
+	engine.RegisterLibrary("leveldb", func() string {
+		return fmt.Sprintf("%d.%d", int(C.leveldb_major_version()), int(C.leveldb_minor_version()))
+	})
 	if engine.TSCClock {
 		C.kvb_clock_use_tsc(1)
 	}
@@ -216,6 +219,8 @@ type DB struct {
 	rawWO  *C.leveldb_writeoptions_t
 	// quiet watches "leveldb.stats" for CompactionIdle (protocol.go).
 	quiet engine.Quiet
+	// options is the options as Open set them (LevelDB writes no options file).
+	options string
 }
 
 // Open opens (creating if allowed) a LevelDB database with the shared options.
@@ -265,6 +270,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		return nil, fmt.Errorf("leveldb open %s: %w", cfg.Path, err)
 	}
 	d.db = db
+	d.options = renderOptions(o)
 	d.ro = levigo.NewReadOptions()
 	d.wo = levigo.NewWriteOptions()
 	d.wo.SetSync(engine.Bool(o.Sync))

@@ -29,6 +29,8 @@ type DB struct {
 	cache interface{ Unref() }
 	// quiet watches the flush and compaction counters for CompactionIdle (protocol.go).
 	quiet engine.Quiet
+	// stalls counts write stalls from the event listener (one event per stall, not per write).
+	stalls *stallCounter
 }
 
 // Open opens (creating if allowed) a Pebble database with the shared options.
@@ -92,6 +94,8 @@ func Open(cfg engine.Config) (engine.DB, error) {
 			l.Compression = func() *sstable.CompressionProfile { return prof }
 		}
 	}
+	stalls := &stallCounter{}
+	opts.EventListener = stalls.listener()
 	// Defaults are filled in on our copy too: bulk-load writers read the per-level options.
 	opts.EnsureDefaults()
 	db, err := pebble.Open(cfg.Path, opts)
@@ -103,7 +107,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	if engine.Bool(o.Sync) {
 		wo = pebble.Sync
 	}
-	return &DB{db: db, opts: opts, wo: wo, cache: cache}, nil
+	return &DB{db: db, opts: opts, wo: wo, cache: cache, stalls: stalls}, nil
 }
 
 func profile(c api.Compression) *sstable.CompressionProfile {

@@ -14,6 +14,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/linxGnu/grocksdb"
 
@@ -21,7 +22,10 @@ import (
 	"github.com/kvbench/kvbench-operator/runner/engine"
 )
 
-func init() { engine.Register(api.EngineRocksDB, Open) }
+func init() {
+	engine.Register(api.EngineRocksDB, Open)
+	engine.RegisterLibrary("rocksdb", func() string { return C.GoString(C.kvb_rocksdb_version()) })
+}
 
 // DB is an open RocksDB database.
 type DB struct {
@@ -77,7 +81,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 			C.kvb_dbbench_table_options((*C.rocksdb_block_based_table_options_t)(rawPtr(bbto)))
 		}
 		// db_bench's default block cache is 8 MiB; keep that when unset so results compare.
-		bbto.SetBlockCache(grocksdb.NewLRUCache(uint64(engine.Bytes(o.CacheSize, 8<<20))))
+		bbto.SetBlockCache(blockCache(uint64(engine.Bytes(o.CacheSize, 8<<20)), o.CacheNumShardBits))
 		if bits := engine.Int(o.BloomBits, 0); bits > 0 {
 			if optionsLayoutOK {
 				C.kvb_set_bloom((*C.rocksdb_block_based_table_options_t)(rawPtr(bbto)), C.double(bits))
@@ -126,6 +130,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	if engine.Bool(o.MmapRead) {
 		opts.SetAllowMmapReads(true)
 	}
+	applyDBBenchOptions(opts, o, cfg.Path)
 	if cfg.DirectIO {
 		opts.SetUseDirectReads(true)
 		opts.SetUseDirectIOForFlushAndCompaction(true)
@@ -145,6 +150,60 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	ro := grocksdb.NewDefaultReadOptions()
 	return &DB{db: db, opts: opts, ro: ro, wo: wo, swo: swo, bbto: bbto, path: cfg.Path,
 		ownsExtractor: engine.Bool(o.PlainTable), plainTable: engine.Bool(o.PlainTable), r: newRaw(db, ro, wo)}, nil
+}
+
+// applyDBBenchOptions sets the db_bench flags that map one to one onto RocksDB options.
+func applyDBBenchOptions(opts *grocksdb.Options, o api.EngineOptions, path string) {
+	if engine.Bool(o.Statistics) {
+		// Only when asked: the Statistics object costs throughput (db_bench --statistics).
+		opts.EnableStatistics()
+	}
+	numLevels := 7 // RocksDB's and db_bench's default
+	if o.NumLevels != nil {
+		numLevels = int(*o.NumLevels)
+		opts.SetNumLevels(numLevels)
+	}
+	if o.MaxBackgroundCompactions != nil {
+		opts.SetMaxBackgroundCompactions(int(*o.MaxBackgroundCompactions))
+	}
+	if o.MaxBackgroundFlushes != nil {
+		opts.SetMaxBackgroundFlushes(int(*o.MaxBackgroundFlushes))
+	}
+	if o.MinLevelToCompress != nil {
+		// db_bench: levels below the minimum uncompressed, the rest with --compression_type.
+		c := grocksdb.SnappyCompression
+		if o.Compression != nil {
+			c = compression(*o.Compression)
+		}
+		per := make([]grocksdb.CompressionType, numLevels)
+		for i := range per {
+			if i >= int(*o.MinLevelToCompress) {
+				per[i] = c
+			}
+		}
+		opts.SetCompressionPerLevel(per)
+	}
+	if o.BloomLocality != nil {
+		opts.SetBloomLocality(uint32(*o.BloomLocality))
+	}
+	if engine.Bool(o.MmapWrite) {
+		opts.SetAllowMmapWrites(true)
+	}
+	if o.WALDir != nil {
+		opts.SetWalDir(filepath.Join(path, *o.WALDir))
+	}
+}
+
+// blockCache is db_bench's LRU block cache, with --cache_numshardbits when given.
+func blockCache(capacity uint64, shardBits *int32) *grocksdb.Cache {
+	if shardBits == nil {
+		return grocksdb.NewLRUCache(capacity)
+	}
+	lo := grocksdb.NewLRUCacheOptions()
+	defer lo.Destroy()
+	lo.SetCapacity(uint(capacity))
+	lo.SetNumShardBits(int(*shardBits))
+	return grocksdb.NewLRUCacheWithOptions(lo)
 }
 
 func compression(c api.Compression) grocksdb.CompressionType {
