@@ -121,6 +121,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Metrics:  collector,
 		Config:   o.config,
 		Logs:     controllers.ClientsetLogs(clientset),
+		Nodes:    mgr.GetAPIReader(),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}

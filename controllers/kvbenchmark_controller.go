@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -82,6 +84,9 @@ type KVBenchmarkReconciler struct {
 	Config   Config
 	// Logs opens a runner's log to archive its full result; nil turns archiving off.
 	Logs LogOpener
+	// Nodes lists nodes for spread EachNode, uncached (once per benchmark, so no cluster-wide Node
+	// informer); nil uses Client.
+	Nodes client.Reader
 
 	// created remembers Jobs this process created until the cache shows them, so the concurrency
 	// limit also counts Jobs the informer has not delivered yet.
@@ -95,6 +100,7 @@ type KVBenchmarkReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=create
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
@@ -142,7 +148,13 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			requeue = d
 		}
 	}
-	runs := plan.Plan(&b)
+	runs, err := r.planRuns(ctx, &b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(runs) == 0 {
+		want(nodeRetry) // spread EachNode and no matching node yet
+	}
 	statuses := make([]kvv1.RunStatus, len(runs))
 	var missing []int
 	for i, run := range runs {
@@ -165,6 +177,17 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		if job == nil && st.Phase == kvv1.RunPending {
 			missing = append(missing, i)
 		}
+	}
+
+	// Engine order (placement.engines): which missing runs may start now, and the node each is pinned to.
+	starts, waits := plan.Sequence(b.Spec.Placement.Engines, runs, statuses, missing)
+	for _, w := range waits {
+		statuses[w.Index].Reason, statuses[w.Index].Message = kvv1.ReasonWaitingForRun, w.Message
+	}
+	missing = missing[:0]
+	for _, s := range starts {
+		runs[s.Index].Node, statuses[s.Index].NodeName = s.Node, s.Node
+		missing = append(missing, s.Index)
 	}
 
 	// Create missing Jobs, within the concurrency limit.
@@ -270,6 +293,44 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	r.Metrics.Set(&b)
 	log.V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", requeue)
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// nodeRetry is how often a spread EachNode benchmark without a matching node looks again.
+const nodeRetry = 30 * time.Second
+
+// planRuns expands b into runs. Spread EachNode runs on a node set fixed at the first pass that
+// found matching nodes: the nodes of the runs in status once there are any, so a node joining or
+// leaving later neither adds nor drops runs.
+func (r *KVBenchmarkReconciler) planRuns(ctx context.Context, b *kvv1.KVBenchmark) ([]plan.Run, error) {
+	if b.Spec.Placement.Spread != kvv1.SpreadEachNode {
+		return plan.Plan(b), nil
+	}
+	var nodes []string
+	for _, st := range b.Status.Runs {
+		if _, node, ok := strings.Cut(st.Name, "@"); ok {
+			nodes = append(nodes, node)
+		}
+	}
+	if len(nodes) == 0 {
+		sel, err := render.NodeSelector(b, r.Config.Render)
+		if err != nil {
+			return nil, err
+		}
+		reader := r.Nodes
+		if reader == nil {
+			reader = r.Client
+		}
+		var list corev1.NodeList
+		if err := reader.List(ctx, &list, client.MatchingLabels(sel)); err != nil {
+			return nil, fmt.Errorf("list nodes for spread EachNode: %w", err)
+		}
+		for _, n := range list.Items {
+			if !n.Spec.Unschedulable { // cordoned nodes are out of the fleet
+				nodes = append(nodes, n.Name)
+			}
+		}
+	}
+	return plan.PlanOn(b, plan.SelectNodes(nodes, ptr.Deref(b.Spec.Placement.MaxNodes, 0))), nil
 }
 
 // archive copies the full result from the runner's log into a ConfigMap owned by the benchmark.

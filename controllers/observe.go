@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,12 +37,15 @@ type observation struct {
 // observeRun derives one run's status from its persisted status, Job and pods. It is pure.
 // A run that is already terminal in status stays as it is: results are final.
 func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, now time.Time, unschedulableTimeout time.Duration) (kvv1.RunStatus, observation) {
-	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending}
+	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
 	if prev != nil {
 		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
 			return *prev.DeepCopy(), observation{}
 		}
-		st.NodeName, st.StartTime = prev.NodeName, prev.StartTime.DeepCopy()
+		st.StartTime = prev.StartTime.DeepCopy()
+		if prev.NodeName != "" {
+			st.NodeName = prev.NodeName
+		}
 	}
 	if job == nil {
 		if prev != nil && prev.Phase == kvv1.RunRunning {
@@ -247,9 +251,16 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 	}
 	st.Progress = fmt.Sprintf("%d/%d", finished, len(runs))
 	names := make([]string, 0, len(runs))
+	nodes := map[string]bool{}
 	for _, r := range runs {
-		names = append(names, string(r.Engine))
+		if !slices.Contains(names, string(r.Engine)) { // EachNode repeats each engine per node
+			names = append(names, string(r.Engine))
+		}
+		if r.NodeName != "" {
+			nodes[r.NodeName] = true
+		}
 	}
+	st.Nodes = int32(len(nodes))
 	st.Engines = strings.Join(names, ",")
 	st.Dataset = datasetColumn(b.Spec.Dataset)
 	allDone := finished == len(runs) && len(runs) > 0

@@ -139,7 +139,7 @@ func startOperator(o operatorOpts) *operator {
 	Expect(op.collector.Register(op.registry)).To(Succeed())
 	op.reconciler = &KVBenchmarkReconciler{
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
-		Clock: o.clock, Metrics: op.collector, Config: o.config, Logs: op.logs.open,
+		Clock: o.clock, Metrics: op.collector, Config: o.config, Logs: op.logs.open, Nodes: mgr.GetAPIReader(),
 	}
 	Expect(op.reconciler.SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,7 +15,8 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 )
 
-var resultLabels = []string{"namespace", "benchmark", "engine", "workload", "threads", "iteration", "medium", "dataset_bytes"}
+// node is the node of a spread EachNode run (one run per engine per node), empty otherwise.
+var resultLabels = []string{"namespace", "benchmark", "engine", "workload", "threads", "iteration", "medium", "dataset_bytes", "node"}
 
 var (
 	descOps = prometheus.NewDesc("kvbench_result_ops_per_second",
@@ -43,11 +45,11 @@ var (
 	descBenchPhase = prometheus.NewDesc("kvbench_benchmark_phase",
 		"1 for the benchmark's current phase, 0 for the others.", []string{"namespace", "benchmark", "phase"}, nil)
 	descRunPhase = prometheus.NewDesc("kvbench_run_phase",
-		"1 for a run's current phase, 0 for the others.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "phase"}, nil)
+		"1 for a run's current phase, 0 for the others.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node", "phase"}, nil)
 	descRunDuration = prometheus.NewDesc("kvbench_run_duration_seconds",
-		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
+		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
-		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
+		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 )
 
 var benchPhases = []kvv1.BenchmarkPhase{kvv1.PhasePending, kvv1.PhaseRunning, kvv1.PhaseSucceeded, kvv1.PhaseFailed}
@@ -128,7 +130,8 @@ func build(b *kvv1.KVBenchmark) []prometheus.Metric {
 		add(descBenchPhase, boolValue(b.Status.Phase == p), b.Namespace, b.Name, string(p))
 	}
 	for _, r := range b.Status.Runs {
-		runLabels := []string{b.Namespace, b.Name, string(r.Engine), medium, dataset}
+		_, node, _ := strings.Cut(r.Name, "@") // EachNode's "<engine>@<node>"
+		runLabels := []string{b.Namespace, b.Name, string(r.Engine), medium, dataset, node}
 		for _, p := range runPhases {
 			add(descRunPhase, boolValue(r.Phase == p), append(append([]string{}, runLabels...), string(p))...)
 		}
@@ -158,7 +161,7 @@ func build(b *kvv1.KVBenchmark) []prometheus.Metric {
 				continue
 			}
 			l := []string{b.Namespace, b.Name, string(r.Engine), p.Workload, strconv.Itoa(int(p.Threads)),
-				strconv.Itoa(int(p.Iteration)), medium, dataset}
+				strconv.Itoa(int(p.Iteration)), medium, dataset, node}
 			add(descOps, p.OpsPerSec, l...)
 			add(descOpLatency, p.MicrosPerOp/1e6, l...)
 			add(descDuration, p.Seconds, l...)

@@ -37,7 +37,7 @@ func TestCollectorUnitsLabelsAndDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Set(bench())
-	labels := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns",threads="4"`
+	labels := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns",node="",threads="4"`
 	// The text parser keeps label order; gathered series are sorted by label name.
 	noThreads := strings.TrimSuffix(labels, `,threads="4"`)
 	want := `
@@ -97,5 +97,44 @@ func TestMetricNames(t *testing.T) {
 				t.Errorf("metric not in base units (%s): %s", bad, s)
 			}
 		}
+	}
+}
+
+// Spread EachNode has one run per engine per node: their series differ by node, so gathering
+// does not fail on duplicates.
+func TestCollectorEachNodeRunsHaveDistinctSeries(t *testing.T) {
+	c := NewCollector()
+	reg := prometheus.NewPedanticRegistry()
+	if err := c.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	b := bench()
+	one := b.Status.Runs[0]
+	b.Status.Runs = nil
+	for _, node := range []string{"n1", "n2"} {
+		r := *one.DeepCopy()
+		r.Name = "rocksdb@" + node
+		b.Status.Runs = append(b.Status.Runs, r)
+	}
+	c.Set(b)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	nodes := map[string]bool{}
+	for _, mf := range mfs {
+		if mf.GetName() != "kvbench_result_ops_per_second" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "node" {
+					nodes[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	if !nodes["n1"] || !nodes["n2"] || len(nodes) != 2 {
+		t.Fatalf("node label values = %v", nodes)
 	}
 }
