@@ -43,7 +43,7 @@ func Write(w io.Writer, bs []*Benchmark, kind, format string) error {
 		} else {
 			fmt.Fprintln(&out, header)
 		}
-		for _, n := range b.Notes() {
+		for _, n := range append(b.Notes(), PlacementNotes(b)...) {
 			fmt.Fprintln(&out, "note: "+n)
 		}
 		if kind == "dbbench" {

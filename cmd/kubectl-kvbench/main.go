@@ -110,16 +110,24 @@ func fileFlag(cmd *cobra.Command, files *[]string) {
 
 func reportCmd(o *options) *cobra.Command {
 	var files []string
-	var table, format string
+	var table, format, by string
+	var tolerance float64
 	cmd := &cobra.Command{
 		Use:   "report [NAME...] [-f FILE...]",
 		Short: "Print tables (threads, Pegasus ycsb, pulse) or db_bench lines",
 		Example: `  kubectl kvbench report demo
   kubectl kvbench report -f saved/ --table ycsb --format markdown
-  kubectl kvbench report demo --table dbbench`,
+  kubectl kvbench report demo --table dbbench
+  kubectl kvbench report fleet --by node --tolerance 5`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			if err := oneOf("table", table, report.TableKinds); err != nil {
 				return err
+			}
+			if err := oneOf("by", by, []string{"run", "node"}); err != nil {
+				return err
+			}
+			if tolerance < 0 || tolerance > 100 {
+				return fmt.Errorf("--tolerance %v: want a percentage from 0 to 100", tolerance)
 			}
 			if err := oneOf("format", format, report.Formats); err != nil {
 				return err
@@ -128,10 +136,15 @@ func reportCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if by == "node" {
+				return report.WriteByNode(o.stdout, bs, format, tolerance/100)
+			}
 			return report.Write(o.stdout, bs, table, format)
 		},
 	}
 	fileFlag(cmd, &files)
+	cmd.Flags().StringVar(&by, "by", "run", "run: tables per run; node: per-node results and their spread (spread EachNode)")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", report.DefaultTolerance*100, "with --by node: percent from the median ops/s beyond which a node is named")
 	cmd.Flags().StringVar(&table, "table", "auto", "table: "+strings.Join(report.TableKinds, ", "))
 	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	return cmd
