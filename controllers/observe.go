@@ -62,7 +62,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	var waiting *corev1.ContainerStateWaiting
 	var running *corev1.ContainerStateRunning
 	if pod != nil {
-		st.NodeName = pod.Spec.NodeName
+		if pod.Spec.NodeName != "" { // else the planned (pinned) node, if any
+			st.NodeName = pod.Spec.NodeName
+		}
 		if cs := runnerStatus(pod); cs != nil {
 			term, waiting, running = cs.State.Terminated, cs.State.Waiting, cs.State.Running
 			if term == nil && cs.LastTerminationState.Terminated != nil {
