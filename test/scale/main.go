@@ -47,7 +47,7 @@ type options struct {
 	k8sBin, kwok, operator, ranges, out    string
 	workDir                                string
 	operatorArgs                           string
-	keep                                   bool
+	keep, waitArchive                      bool
 }
 
 func main() {
@@ -66,6 +66,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "write the figures as JSON here")
 	flag.StringVar(&o.workDir, "work-dir", "", "logs and data (default: a new directory under /tmp)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
+	flag.BoolVar(&o.waitArchive, "wait-archive", false, "after all Succeeded, also wait until every run's archive outcome is in status (simulated pods have no logs: the operator gives up 5 minutes after a run ends)")
 	flag.Parse()
 	if err := o.validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
@@ -312,6 +313,11 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if o.waitArchive {
+		if err := f.waitArchive(ctx, c, applied, op); err != nil {
+			return false, err
+		}
+	}
 	f.ApplySeconds = applied.Sub(t0).Seconds()
 	f.Benchmarks, f.Nodes = o.benchmarks, o.nodes
 	if f.CPUSeconds, err = cpuSeconds(op.cmd.Process.Pid); err != nil {
@@ -508,27 +514,28 @@ type figures struct {
 	Runs              int
 	ApplySeconds      float64
 	// From the end of the apply.
-	SecondsToAllPhases      float64
-	SecondsToAllFirstJobs   float64
-	SecondsToAllSucceeded   float64
-	BenchmarksSucceeded     int
-	BenchmarksFailed        int
-	BenchmarksLostPhase     int
-	ReconcileP50Seconds     float64
-	ReconcileP99Seconds     float64
-	Reconciles              float64
-	ReconcileErrors         float64
-	CPUSeconds              float64
-	MaxRSSMiB               float64
-	APIRequests             float64
-	APIRequestsPerBenchmark float64
-	RunsArchived            int
-	RunsArchiveError        int
-	RunsArchivePending      int
-	ArchiveErrorSample      string
-	EachNodeRuns            []int
-	EachNodeDistinctNodes   []int
-	EachNodeSpread          string `json:"-"`
+	SecondsToAllPhases          float64
+	SecondsToAllFirstJobs       float64
+	SecondsToAllSucceeded       float64
+	BenchmarksSucceeded         int
+	BenchmarksFailed            int
+	BenchmarksLostPhase         int
+	ReconcileP50Seconds         float64
+	ReconcileP99Seconds         float64
+	Reconciles                  float64
+	ReconcileErrors             float64
+	CPUSeconds                  float64
+	MaxRSSMiB                   float64
+	APIRequests                 float64
+	APIRequestsPerBenchmark     float64
+	SecondsToAllArchiveOutcomes float64
+	RunsArchived                int
+	RunsArchiveError            int
+	RunsArchivePending          int
+	ArchiveErrorSample          string
+	EachNodeRuns                []int
+	EachNodeDistinctNodes       []int
+	EachNodeSpread              string `json:"-"`
 }
 
 func watchUntilDone(ctx context.Context, c client.Client, o options, applied time.Time, op *proc) (*figures, error) {
@@ -644,6 +651,28 @@ func (f *figures) archiveOutcome(ctx context.Context, c client.Client) error {
 	return nil
 }
 
+// waitArchive waits (at most 7 minutes) until every run has its archive outcome in status.
+func (f *figures) waitArchive(ctx context.Context, c client.Client, applied time.Time, op *proc) error {
+	f.SecondsToAllArchiveOutcomes = -1
+	deadline := time.Now().Add(7 * time.Minute)
+	for time.Now().Before(deadline) {
+		if err := op.exited(); err != nil {
+			return err
+		}
+		g := &figures{}
+		if err := g.archiveOutcome(ctx, c); err != nil {
+			return err
+		}
+		if g.RunsArchivePending == 0 {
+			f.SecondsToAllArchiveOutcomes = time.Since(applied).Seconds()
+			return nil
+		}
+		time.Sleep(2 * time.Second)
+	}
+	fmt.Println("scale: archive outcomes still missing after 7 minutes")
+	return nil
+}
+
 // eachNodeReport checks that every EachNode benchmark ran once per NVMe node and renders the
 // spread table of the first.
 func (f *figures) eachNodeReport(ctx context.Context, c client.Client, o options) error {
@@ -681,12 +710,12 @@ func (f *figures) print() {
   succeeded %d, failed %d, lost their phase %d
   reconciles %.0f, errors %.0f, latency p50 %.3fs p99 %.3fs
   operator CPU %.1fs, max RSS %.1f MiB, API requests %.0f (%.1f per benchmark)
-  archive: %d archived, %d with an error, %d undecided; e.g. %q
+  archive: %d archived, %d with an error, %d undecided (all decided %.1fs); e.g. %q
   EachNode: runs %v, distinct nodes %v
 `, f.Benchmarks, f.Runs, f.Nodes, f.ApplySeconds, f.SecondsToAllPhases, f.SecondsToAllFirstJobs, f.SecondsToAllSucceeded,
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
 		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.CPUSeconds, f.MaxRSSMiB, f.APIRequests, f.APIRequestsPerBenchmark,
-		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes)
+		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes)
 	if f.EachNodeSpread != "" {
 		fmt.Println(f.EachNodeSpread)
 	}

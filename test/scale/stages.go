@@ -31,7 +31,8 @@ func summaryTemplate() (string, error) {
 }
 
 // stages are KWOK's node and pod lifecycles for the scenario: nodes become Ready at once (with a
-// kubelet endpoint nobody listens on, so log reads fail fast, as they would for a gone node);
+// kubelet endpoint on 127.0.0.1 that nobody listens on, and no Hostname address, so log reads fail
+// at once, whatever the machine's DNS);
 // runner pods start, run for runFor, then end Succeeded with a runner summary as the termination
 // message; deleted pods go.
 func stages(runForMs int64, kubeletPort int) (string, error) {
@@ -65,8 +66,6 @@ spec:
       addresses:
       - address: 127.0.0.1
         type: InternalIP
-      - address: {{ .metadata.name | Quote }}
-        type: Hostname
       daemonEndpoints:
         kubeletEndpoint:
           Port: %[2]d
