@@ -339,7 +339,7 @@ status:
      results: [{workload: readrandom, threads: 1, ops: 1000, seconds: 1, opsPerSec: 101000, microsPerOp: 9.9}]}
 `)
 	out := mustRun(t, "report", "-f", f, "--by", "node")
-	contains(t, out, "Per node", "n2    rocksdb  readrandom        1   80000     -20.0%", "21.0%  n2 (-20.0%)\n")
+	contains(t, out, "KVBenchmark default/fleet by node: rocksdb, on 3 nodes, localNVMe", "Per node", "n2    rocksdb  readrandom        1   80000     -20.0%", "21.0%  n2 (-20.0%)\n")
 	out = mustRun(t, "report", "-f", f, "--by", "node", "--tolerance", "25")
 	contains(t, out, "more than 25.0% from the median")
 	if strings.Contains(out, "n2 (") {
