@@ -57,6 +57,10 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		return st, observation{}
 	}
 
+	if st.NodeName == "" {
+		// A later engine under Sequential is pinned when its Job is made; the Job says where.
+		st.NodeName = render.PinnedNode(&job.Spec.Template.Spec)
+	}
 	pod := newestPod(pods)
 	var term *corev1.ContainerStateTerminated
 	var waiting *corev1.ContainerStateWaiting

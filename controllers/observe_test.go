@@ -11,6 +11,7 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -202,5 +203,14 @@ func TestObserveRunPinnedNode(t *testing.T) {
 	run.Node = ""
 	if got, _ := observeRun(run, nil, mkJob().obj(), mkPod("").list(), now, time.Minute); got.NodeName != "" {
 		t.Errorf("unpinned, unscheduled: nodeName = %q", got.NodeName)
+	}
+	// Sequential pins a later engine when its Job is made (the plan does not know the node): a
+	// status write lost after the create must not lose the node, so the Job says it.
+	pinnedJob, err := render.Job(w.MakeKVBenchmark("b", "ns").Obj(), plan.Run{Name: "pebble", JobName: "b-pebble", Node: "n2"}, render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := observeRun(run, nil, pinnedJob, nil, now, time.Minute); got.NodeName != "n2" {
+		t.Errorf("pinned Job, no pod, no status: nodeName = %q, want n2", got.NodeName)
 	}
 }

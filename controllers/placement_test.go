@@ -13,24 +13,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
 // pinnedNode is the node a Job's pods are pinned to by required node affinity ("" when none).
-func pinnedNode(job *batchv1.Job) string {
-	a := job.Spec.Template.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, f := range t.MatchFields {
-			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
-				return f.Values[0]
-			}
-		}
-	}
-	return ""
-}
+func pinnedNode(job *batchv1.Job) string { return render.PinnedNode(&job.Spec.Template.Spec) }
 
 func expectNoJob(ns, name string) {
 	Consistently(func() bool {

@@ -272,6 +272,22 @@ func affinity(b *kvv1.KVBenchmark, exclusive bool) *corev1.Affinity {
 	return a
 }
 
+// PinnedNode is the node a pod spec is pinned to by pinned ("" when none).
+func PinnedNode(ps *corev1.PodSpec) string {
+	a := ps.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range t.MatchFields {
+			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+				return f.Values[0]
+			}
+		}
+	}
+	return ""
+}
+
 // pinned adds a required node affinity on the node's name to every term of a, so the pod lands on
 // node (when set) and the scheduler still checks its resources, taints and the user's terms.
 // (metadata.name rather than the hostname label, which need not equal the node name.)

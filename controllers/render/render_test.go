@@ -310,6 +310,9 @@ func TestJobPinnedToNode(t *testing.T) {
 	if j.Spec.Template.Spec.NodeName != "" {
 		t.Error("nodeName set: the scheduler must still place (and check) the pod")
 	}
+	if got := PinnedNode(&j.Spec.Template.Spec); got != "node-a" {
+		t.Errorf("PinnedNode = %q", got)
+	}
 
 	// No user affinity: one term with the pin, and the exclusive anti-affinity stays.
 	b = w.MakeKVBenchmark("b", "ns").Obj()
@@ -330,5 +333,8 @@ func TestJobPinnedToNode(t *testing.T) {
 	j, _ = Job(b, run, DefaultOptions())
 	if j.Spec.Template.Spec.Affinity.NodeAffinity != nil {
 		t.Errorf("unpinned run has node affinity %+v", j.Spec.Template.Spec.Affinity.NodeAffinity)
+	}
+	if got := PinnedNode(&j.Spec.Template.Spec); got != "" {
+		t.Errorf("PinnedNode of an unpinned run = %q", got)
 	}
 }
