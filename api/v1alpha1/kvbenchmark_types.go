@@ -69,8 +69,6 @@ const (
 	// ReasonWaitingForRun: placement.engines Sequential holds the run until the previous engine's
 	// run on the same node has finished.
 	ReasonWaitingForRun = "WaitingForRun"
-	// ReasonNoMatchingNode: spread EachNode found no node matching the selector yet.
-	ReasonNoMatchingNode = "NoMatchingNode"
 )
 
 // KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
@@ -297,7 +295,8 @@ type RunStatus struct {
 	JobName string   `json:"jobName"`
 	Phase   RunPhase `json:"phase"`
 	// Reason is a CamelCase reason for a failed or waiting run (OOMKilled, Evicted, DeadlineExceeded,
-	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot).
+	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot,
+	// WaitingForRun).
 	// +optional
 	Reason string `json:"reason,omitempty"`
 	// Message is human readable detail: the runner's error text or the scheduler's message.
