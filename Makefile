@@ -76,6 +76,22 @@ test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, 
 
 ##@ Cluster (local single-node e2e cluster; owner: cluster/e2e. See docs/cluster.md)
 
+# The scale scenario: a real etcd, kube-apiserver, kube-scheduler and kube-controller-manager
+# (built from Go modules like envtest's), KWOK nodes and pods, and the operator binary; fails when a
+# figure leaves its range (test/scale/ranges-*.yaml). No cluster is touched; all on 127.0.0.1.
+SCALE_K8S = WHAT="kube-apiserver etcd kube-scheduler kube-controller-manager" hack/k8s-binaries.sh
+SCALE_ARGS ?=
+
+.PHONY: test-scale
+test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane; checks test/scale/ranges-full.yaml.
+	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
+		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --run-for 30s --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
+
+.PHONY: test-scale-small
+test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes (about 2 minutes); checks test/scale/ranges-small.yaml.
+	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
+		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --run-for 10s --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
+
 .PHONY: cluster-up
 cluster-up: ## Start the local single-node cluster (root; builds and caches Kubernetes binaries once).
 	K8S_VERSION=$(K8S_VERSION) hack/cluster-up.sh

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -126,6 +127,7 @@ type KVBenchmarkReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
@@ -149,7 +151,14 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		r.forgetResults(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
-	p := &pass{b: &b, now: r.Clock.Now(), runs: plan.Plan(&b)}
+	runs, err := r.planRuns(ctx, &b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p := &pass{b: &b, now: r.Clock.Now(), runs: runs}
+	if len(runs) == 0 {
+		p.want(nodeRetry) // spread EachNode and no matching node yet
+	}
 	if err := r.observe(ctx, p); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -262,10 +271,20 @@ func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, j
 // refuses fails its run with the server's message when retrying cannot help, and leaves it
 // Pending with the reason while it can; the error returned is only for the retry.
 func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) error {
+	b := p.b
+	// Engine order (placement.engines): which missing runs may start now, and the node each is pinned to.
+	starts, waits := plan.Sequence(b.Spec.Placement.Engines, p.runs, p.statuses, p.missing)
+	for _, w := range waits {
+		p.statuses[w.Index].Reason, p.statuses[w.Index].Message = kvv1.ReasonWaitingForRun, w.Message
+	}
+	p.missing = p.missing[:0]
+	for _, s := range starts {
+		p.runs[s.Index].Node, p.statuses[s.Index].NodeName = s.Node, s.Node
+		p.missing = append(p.missing, s.Index)
+	}
 	if len(p.missing) == 0 {
 		return nil
 	}
-	b := p.b
 	// Counting and creating under one lock keeps the limit exact with several workers.
 	r.slotMu.Lock()
 	defer r.slotMu.Unlock()
@@ -437,6 +456,45 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	}
 	r.Metrics.Set(b, r.archivedResults(ctx, b))
 	return ctrl.Result{}, nil
+}
+
+// nodeRetry is how often a spread EachNode benchmark without a matching node looks again.
+const nodeRetry = 30 * time.Second
+
+// planRuns expands b into runs. Spread EachNode runs on a node set fixed at the first pass that
+// found matching nodes: the nodes of the runs in status once there are any, so a node joining or
+// leaving later neither adds nor drops runs.
+func (r *KVBenchmarkReconciler) planRuns(ctx context.Context, b *kvv1.KVBenchmark) ([]plan.Run, error) {
+	if b.Spec.Placement.Spread != kvv1.SpreadEachNode {
+		return plan.Plan(b), nil
+	}
+	var nodes []string
+	for _, st := range b.Status.Runs {
+		if _, node, ok := strings.Cut(st.Name, "@"); ok {
+			nodes = append(nodes, node)
+		}
+	}
+	if len(nodes) == 0 {
+		sel, err := render.NodeSelector(b, r.Config.Render)
+		if err != nil {
+			return nil, err
+		}
+		// Uncached, once per benchmark: no cluster-wide Node informer.
+		var reader client.Reader = r.Client
+		if r.APIReader != nil {
+			reader = r.APIReader
+		}
+		var list corev1.NodeList
+		if err := reader.List(ctx, &list, client.MatchingLabels(sel)); err != nil {
+			return nil, fmt.Errorf("list nodes for spread EachNode: %w", err)
+		}
+		for _, n := range list.Items {
+			if !n.Spec.Unschedulable { // cordoned nodes are out of the fleet
+				nodes = append(nodes, n.Name)
+			}
+		}
+	}
+	return plan.PlanOn(b, plan.SelectNodes(nodes, ptr.Deref(b.Spec.Placement.MaxNodes, 0))), nil
 }
 
 // archive copies the full result from the runner's log (snap, read after the pod ended) into a

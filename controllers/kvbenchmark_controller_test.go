@@ -72,7 +72,7 @@ func expectMetricsMatchStatus(reg *prometheus.Registry, b *kvv1.KVBenchmark) {
 		}
 		for i, p := range phases {
 			l := "benchmark=" + b.Name + ",dataset_bytes=" + dataset + ",engine=" + string(r.Engine) + ",iteration=" + strconv.Itoa(int(p.Iteration)) +
-				",medium=" + string(b.Spec.Storage.Medium) + ",namespace=" + b.Namespace + ",phase=" + labels[i] + ","
+				",medium=" + string(b.Spec.Storage.Medium) + ",namespace=" + b.Namespace + ",node=,phase=" + labels[i] + ","
 			wantOps[l+"threads="+strconv.Itoa(int(p.Threads))+",workload="+p.Workload+","] = p.OpsPerSec
 			if p.LatencyMicros != nil {
 				wantP99[l+"quantile=0.99,threads="+strconv.Itoa(int(p.Threads))+",workload="+p.Workload+","] = p.LatencyMicros.P99 / 1e6
@@ -137,7 +137,7 @@ var _ = Describe("KVBenchmark controller", func() {
 	It("runs one Job per engine, copies results into status and metrics, and cleans up after the TTL", func() {
 		op = startOperator(operatorOpts{})
 		ns := newNamespace()
-		b := w.MakeKVBenchmark("happy", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).Obj()
+		b := w.MakeKVBenchmark("happy", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).EnginePlacement(kvv1.EnginesParallel).Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
 		k := key(b)
 
@@ -249,7 +249,7 @@ var _ = Describe("KVBenchmark controller", func() {
 	It("archives the full result before cleanup deletes the pod, retrying a log it cannot read yet", func() {
 		op = startOperator(operatorOpts{})
 		ns := newNamespace()
-		b := w.MakeKVBenchmark("archive", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB).
+		b := w.MakeKVBenchmark("archive", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB).EnginePlacement(kvv1.EnginesParallel).
 			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptrTo[int32](0) }).Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
 		k := key(b)
@@ -456,7 +456,7 @@ var _ = Describe("KVBenchmark controller", func() {
 		It("keeps waiting while an exclusive node is busy (anti-affinity), without failing", func() {
 			op = startOperator(operatorOpts{config: Config{UnschedulableTimeout: time.Minute}})
 			ns := newNamespace()
-			Expect(k8s.Create(ctx, w.MakeKVBenchmark("busy", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).Obj())).To(Succeed())
+			Expect(k8s.Create(ctx, w.MakeKVBenchmark("busy", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).EnginePlacement(kvv1.EnginesParallel).Obj())).To(Succeed())
 			k := client.ObjectKey{Namespace: ns, Name: "busy"}
 			unschedulable := func(job *batchv1.Job, msg string) {
 				pod := makePod(job, "")
@@ -538,7 +538,7 @@ var _ = Describe("KVBenchmark controller", func() {
 	It("lets a second manager take over mid-run without duplicating Jobs", func() {
 		first := startOperator(operatorOpts{leaderElect: true})
 		ns := newNamespace()
-		b := w.MakeKVBenchmark("takeover", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB).Obj()
+		b := w.MakeKVBenchmark("takeover", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB).EnginePlacement(kvv1.EnginesParallel).Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
 		k := key(b)
 		rocks := eventuallyJob(ns, "takeover-rocksdb")
@@ -564,7 +564,7 @@ var _ = Describe("KVBenchmark controller", func() {
 	It("keeps active runner Jobs within the global concurrency limit", func() {
 		op = startOperator(operatorOpts{config: Config{MaxConcurrentRuns: 1}})
 		ns := newNamespace()
-		b := w.MakeKVBenchmark("limited", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).Obj()
+		b := w.MakeKVBenchmark("limited", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).EnginePlacement(kvv1.EnginesParallel).Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
 		k := key(b)
 		got := eventuallyRun(k, "leveldb", func(r kvv1.RunStatus) bool { return r.Reason == kvv1.ReasonWaitingForSlot })

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,13 +52,16 @@ const podGoneGrace = 2 * time.Minute
 // gone: the Job's FailureTarget (deadline) and SuccessCriteriaMet come while the runner may still
 // be writing its summary.
 func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
-	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending}
+	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
 	if prev != nil {
 		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
 			return *prev.DeepCopy(), observation{}
 		}
 		// What a running run already reported stays, whatever happens to its pod.
-		st.NodeName, st.StartTime = prev.NodeName, prev.StartTime.DeepCopy()
+		st.StartTime = prev.StartTime.DeepCopy()
+		if prev.NodeName != "" {
+			st.NodeName = prev.NodeName
+		}
 		st.EngineVersion, st.Dataset, st.Load = prev.EngineVersion, prev.Dataset.DeepCopy(), prev.Load.DeepCopy()
 		st.Results, st.Truncated = clonePhases(prev.Results), prev.Truncated
 	}
@@ -71,12 +75,18 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		return st, observation{}
 	}
 
+	if st.NodeName == "" {
+		// A later engine under Sequential is pinned when its Job is made; the Job says where.
+		st.NodeName = render.PinnedNode(&job.Spec.Template.Spec)
+	}
 	pod := newestPod(pods)
 	var term *corev1.ContainerStateTerminated
 	var waiting *corev1.ContainerStateWaiting
 	var running *corev1.ContainerStateRunning
 	if pod != nil {
-		st.NodeName = pod.Spec.NodeName
+		if pod.Spec.NodeName != "" { // else the planned (pinned) node, if any
+			st.NodeName = pod.Spec.NodeName
+		}
 		if cs := runnerStatus(pod); cs != nil {
 			term, waiting, running = cs.State.Terminated, cs.State.Waiting, cs.State.Running
 			if term == nil && cs.LastTerminationState.Terminated != nil {
@@ -399,9 +409,16 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 	st.Progress = fmt.Sprintf("%d/%d", finished, len(runs))
 	st.PhaseProgress = phaseProgress(b, runs)
 	names := make([]string, 0, len(runs))
+	nodes := map[string]bool{}
 	for _, r := range runs {
-		names = append(names, string(r.Engine))
+		if !slices.Contains(names, string(r.Engine)) { // EachNode repeats each engine per node
+			names = append(names, string(r.Engine))
+		}
+		if r.NodeName != "" {
+			nodes[r.NodeName] = true
+		}
 	}
+	st.Nodes = int32(len(nodes))
 	st.Engines = strings.Join(names, ",")
 	st.Dataset = datasetColumn(b.Spec.Dataset)
 	allDone := finished == len(runs) && len(runs) > 0

@@ -12,6 +12,7 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -277,5 +278,40 @@ func TestAggregatePhase(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A pinned run (EachNode, or a later engine under Sequential) shows its node before its pod is
+// scheduled, and the scheduler's node once it is.
+func TestObserveRunPinnedNode(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	run := plan.Plan(w.MakeKVBenchmark("b", "ns").Obj())[0]
+	run.Node = "n1"
+	for name, tc := range map[string]struct {
+		job  *batchv1.Job
+		pods []corev1.Pod
+		want string
+	}{
+		"no Job":          {want: "n1"},
+		"pod unscheduled": {job: mkJob().obj(), pods: mkPod("").unschedulable("0/3 nodes are available", now).list(), want: "n1"},
+		"pod scheduled":   {job: mkJob().obj(), pods: mkPod("n1").list(), want: "n1"},
+	} {
+		got, _ := observeRun(run, nil, tc.job, tc.pods, now, 10*time.Minute)
+		if got.NodeName != tc.want {
+			t.Errorf("%s: nodeName = %q, want %q", name, got.NodeName, tc.want)
+		}
+	}
+	run.Node = ""
+	if got, _ := observeRun(run, nil, mkJob().obj(), mkPod("").list(), now, time.Minute); got.NodeName != "" {
+		t.Errorf("unpinned, unscheduled: nodeName = %q", got.NodeName)
+	}
+	// Sequential pins a later engine when its Job is made (the plan does not know the node): a
+	// status write lost after the create must not lose the node, so the Job says it.
+	pinnedJob, err := render.Job(w.MakeKVBenchmark("b", "ns").Obj(), plan.Run{Name: "pebble", JobName: "b-pebble", Node: "n2"}, render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := observeRun(run, nil, pinnedJob, nil, now, time.Minute); got.NodeName != "n2" {
+		t.Errorf("pinned Job, no pod, no status: nodeName = %q, want n2", got.NodeName)
 	}
 }

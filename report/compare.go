@@ -125,6 +125,7 @@ func (c *Comparison) Table() *Table {
 		t.add(row...)
 	}
 	t.Notes = append(t.Notes, "change = (B - A) / A: more ops/s is better, a lower p99 is better")
+	t.Notes = append(t.Notes, PlacementNotes(c.A, c.B)...)
 	for _, s := range c.OnlyA {
 		t.Notes = append(t.Notes, "only in A: "+s)
 	}

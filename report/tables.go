@@ -43,7 +43,7 @@ func Write(w io.Writer, bs []*Benchmark, kind, format string) error {
 		} else {
 			fmt.Fprintln(&out, header)
 		}
-		for _, n := range b.Notes() {
+		for _, n := range append(b.Notes(), PlacementNotes(b)...) {
 			fmt.Fprintln(&out, "note: "+n)
 		}
 		if kind == "dbbench" {
@@ -124,10 +124,20 @@ func orPending(p api.BenchmarkPhase) api.BenchmarkPhase {
 // describe is the one-line context of a benchmark: engines, dataset, medium, phase.
 func describe(b *Benchmark) string {
 	var engines []string
+	nodes := map[string]bool{}
 	for _, r := range b.runs() {
-		engines = append(engines, r.name)
+		name := r.name
+		if e, node, ok := strings.Cut(name, "@"); ok { // EachNode: engines once, then the node count
+			name, nodes[node] = e, true
+		}
+		if !slices.Contains(engines, name) {
+			engines = append(engines, name)
+		}
 	}
 	parts := []string{strings.Join(engines, ",")}
+	if len(nodes) > 0 {
+		parts = append(parts, fmt.Sprintf("on %d nodes", len(nodes)))
+	}
 	if ds := datasetOf(b); ds != nil {
 		parts = append(parts, fmt.Sprintf("%d keys of %d+%g bytes", ds.Num, ds.KeySize, ds.ValueSizeAvg))
 	}

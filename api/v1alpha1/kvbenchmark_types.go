@@ -81,6 +81,9 @@ const (
 	// ReasonJobCreateRetrying: creating the run's Job failed in a way that may heal (quota
 	// exceeded, the API server unavailable); the operator keeps trying.
 	ReasonJobCreateRetrying = "JobCreateRetrying"
+	// ReasonWaitingForRun: placement.engines Sequential holds the run until the previous engine's
+	// run on the same node has finished.
+	ReasonWaitingForRun = "WaitingForRun"
 )
 
 // KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
@@ -233,8 +236,50 @@ type StorageSpec struct {
 	StorageClassName *string `json:"storageClassName,omitempty"`
 }
 
+// EnginePlacement says how a benchmark's engines share nodes.
+// +kubebuilder:validation:Enum=Sequential;Parallel
+type EnginePlacement string
+
+const (
+	// EnginesSequential runs the engines one after another in spec order on the node the scheduler
+	// chose for the first one, so an engine comparison compares engines, not machines.
+	EnginesSequential EnginePlacement = "Sequential"
+	// EnginesParallel starts every engine at once on whichever nodes are free.
+	EnginesParallel EnginePlacement = "Parallel"
+)
+
+// Spread says how many nodes a benchmark runs on.
+// +kubebuilder:validation:Enum=AnyNode;EachNode
+type Spread string
+
+const (
+	// SpreadAnyNode runs each engine once, on a node the scheduler picks.
+	SpreadAnyNode Spread = "AnyNode"
+	// SpreadEachNode runs the benchmark on every node matching the node selector (the NVMe label for
+	// localNVMe), at most maxNodes of them in name order: fleet qualification.
+	SpreadEachNode Spread = "EachNode"
+)
+
 // PlacementSpec chooses the nodes runner pods land on.
+// +kubebuilder:validation:XValidation:rule="!has(self.spread) || self.spread != 'EachNode' || has(self.maxNodes)",message="spread EachNode needs maxNodes (the most nodes to run on, 1-100)"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxNodes) || (has(self.spread) && self.spread == 'EachNode')",message="maxNodes applies to spread EachNode only"
 type PlacementSpec struct {
+	// Engines: Sequential (default) runs the engines one after another on one node, the one the
+	// scheduler picked for the first engine; Parallel starts them all at once.
+	// +kubebuilder:default=Sequential
+	// +optional
+	Engines EnginePlacement `json:"engines,omitempty"`
+	// Spread: AnyNode (default) runs once; EachNode runs on every matching node, one runner per node
+	// per engine, with runs named "<engine>@<node>".
+	// +kubebuilder:default=AnyNode
+	// +optional
+	Spread Spread `json:"spread,omitempty"`
+	// MaxNodes bounds the fan-out of spread EachNode (required with it): the first maxNodes matching
+	// nodes by name.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MaxNodes *int32 `json:"maxNodes,omitempty"`
 	// NodeSelector is merged with the NVMe node label for localNVMe.
 	// +kubebuilder:validation:MaxProperties=32
 	// +optional
@@ -286,14 +331,15 @@ const (
 
 // RunStatus is one run: one engine's runner Job, with the runner's results.
 type RunStatus struct {
-	// Name of the run (the engine name).
+	// Name of the run: the engine name, or "<engine>@<node>" under spread EachNode.
 	Name   string     `json:"name"`
 	Engine EngineName `json:"engine"`
 	// JobName is the run's deterministic Job name.
 	JobName string   `json:"jobName"`
 	Phase   RunPhase `json:"phase"`
 	// Reason is a CamelCase reason for a failed or waiting run (OOMKilled, Evicted, DeadlineExceeded,
-	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot).
+	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot,
+	// WaitingForRun).
 	// +optional
 	Reason string `json:"reason,omitempty"`
 	// Message is human readable detail: the runner's error text or the scheduler's message.
@@ -391,6 +437,9 @@ type KVBenchmarkStatus struct {
 	// workload counts as one planned phase), updated while runs go.
 	// +optional
 	PhaseProgress string `json:"phaseProgress,omitempty"`
+	// Nodes is how many distinct nodes the runs use (or are pinned to), for kubectl get.
+	// +optional
+	Nodes int32 `json:"nodes,omitempty"`
 	// Dataset is spec.dataset.size, or the key count ("1000000 keys") for a dataset sized by
 	// num, for kubectl get.
 	// +optional
@@ -409,6 +458,7 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.status.dataset`
 // +kubebuilder:printcolumn:name="Medium",type=string,JSONPath=`.spec.storage.medium`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes`
 // +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.headline.opsPerSec`
 // +kubebuilder:printcolumn:name="P99(us)",type=number,JSONPath=`.status.headline.p99Micros`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

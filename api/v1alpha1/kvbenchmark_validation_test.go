@@ -57,6 +57,15 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("thread count 1025", base().Threads(1025), "threads must be between 1 and 1024"),
 		Entry("duplicate thread counts", base().Threads(4, 4), "Duplicate value"),
 		Entry("no thread counts", base().Threads(), "spec.threads"),
+		Entry("spread EachNode without maxNodes", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Placement.Spread = kvv1.SpreadEachNode }), "spread EachNode needs maxNodes"),
+		Entry("maxNodes without spread EachNode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Placement.MaxNodes = ptr.To[int32](3) }), "maxNodes applies to spread EachNode only"),
+		Entry("maxNodes 101", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Spread, s.Placement.MaxNodes = kvv1.SpreadEachNode, ptr.To[int32](101)
+		}), "spec.placement.maxNodes"),
+		Entry("maxNodes 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Spread, s.Placement.MaxNodes = kvv1.SpreadEachNode, ptr.To[int32](0)
+		}), "spec.placement.maxNodes"),
+		Entry("unknown engine placement", base().EnginePlacement("Shuffled"), "spec.placement.engines"),
 		Entry("duplicate engines", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksDB), "Duplicate value"),
 		Entry("no engines", base().EngineNames(), "spec.engines"),
 		Entry("unknown engine", base().EngineNames("lmdb"), "Unsupported value: \"lmdb\""),
@@ -167,6 +176,9 @@ var _ = Describe("KVBenchmark validation", func() {
 			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](10)}
 		})),
 		Entry("a baseline in a ConfigMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{ConfigMap: "nightly-baseline"} })),
+		Entry("spread EachNode over at most 100 nodes, engines in parallel", base().EnginePlacement(kvv1.EnginesParallel).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Spread, s.Placement.MaxNodes = kvv1.SpreadEachNode, ptr.To[int32](100)
+		})),
 		Entry("100Gi on local NVMe, thread sweep 1..64, three engines", base().DatasetSize("100Gi").Memory("16Gi").
 			Storage(kvv1.MediumLocalNVMe, "200Gi", "").EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).
 			Threads(1, 2, 4, 8, 16, 32, 64)),
@@ -220,6 +232,9 @@ var _ = Describe("KVBenchmark validation", func() {
 		Expect(got.Spec.CacheMode).To(Equal(kvv1.CacheWarm))
 		Expect(got.Spec.Repeat).To(Equal(int32(1)))
 		Expect(got.Spec.Placement.Exclusive).To(Equal(ptr.To(true)))
+		Expect(got.Spec.Placement.Engines).To(Equal(kvv1.EnginesSequential))
+		Expect(got.Spec.Placement.Spread).To(Equal(kvv1.SpreadAnyNode))
+		Expect(got.Spec.Placement.MaxNodes).To(BeNil())
 		Expect(got.Spec.Cleanup.Policy).To(Equal(kvv1.CleanupDeleteJobs))
 		Expect(got.Spec.Cleanup.TTLSecondsAfterFinished).To(Equal(ptr.To[int32](600)))
 		Expect(got.Spec.Deadline.Duration.String()).To(Equal("24h0m0s"))

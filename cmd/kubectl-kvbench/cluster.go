@@ -116,7 +116,7 @@ func (c *cluster) result(ctx context.Context, bench string, run api.RunStatus) (
 	if archived && len(fr.Dropped) == 0 {
 		return c.archived(ctx, fr.ConfigMap)
 	}
-	res, why, err := c.logged(ctx, bench, run.Name)
+	res, why, err := c.logged(ctx, bench, render.RunLabelValue(run.Name, run.JobName))
 	if res != nil || err != nil || !archived {
 		if res == nil && err == nil && fr != nil && fr.Error != "" {
 			why += "; not archived: " + fr.Error

@@ -117,8 +117,9 @@ func fileFlag(cmd *cobra.Command, files *[]string) {
 
 func reportCmd(o *options) *cobra.Command {
 	var files []string
-	var table, format string
+	var table, format, by string
 	var engineStats bool
+	var tolerance float64
 	cmd := &cobra.Command{
 		Use:   "report [NAME...] [-f FILE...]",
 		Short: "Print tables (threads, Pegasus ycsb, pulse), db_bench lines, or benchmark.sh's report.tsv",
@@ -126,10 +127,17 @@ func reportCmd(o *options) *cobra.Command {
   kubectl kvbench report -f saved/ --table ycsb --format markdown
   kubectl kvbench report demo --table dbbench
   kubectl kvbench report demo --format tsv
-  kubectl kvbench report -f saved/ --engine-stats`,
+  kubectl kvbench report -f saved/ --engine-stats
+  kubectl kvbench report fleet --by node --tolerance 5`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			if err := oneOf("table", table, report.TableKinds); err != nil {
 				return err
+			}
+			if err := oneOf("by", by, []string{"run", "node"}); err != nil {
+				return err
+			}
+			if tolerance < 0 || tolerance > 100 {
+				return fmt.Errorf("--tolerance %v: want a percentage from 0 to 100", tolerance)
 			}
 			if err := oneOf("format", format, report.ReportFormats); err != nil {
 				return err
@@ -142,6 +150,8 @@ func reportCmd(o *options) *cobra.Command {
 				return err
 			}
 			switch {
+			case by == "node":
+				return report.WriteByNode(o.stdout, bs, format, tolerance/100)
 			case engineStats:
 				return report.WriteEngineDumps(o.stdout, bs)
 			case format == "tsv" || format == "json":
@@ -151,6 +161,8 @@ func reportCmd(o *options) *cobra.Command {
 		},
 	}
 	fileFlag(cmd, &files)
+	cmd.Flags().StringVar(&by, "by", "run", "run: tables per run; node: per-node results and their spread (spread EachNode)")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", report.DefaultTolerance*100, "with --by node: percent from the median ops/s beyond which a node is named")
 	cmd.Flags().StringVar(&table, "table", "auto", "table: "+strings.Join(report.TableKinds, ", "))
 	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(report.ReportFormats, ", ")+
 		" (tsv and json: one line per phase in RocksDB benchmark.sh's report.tsv columns)")

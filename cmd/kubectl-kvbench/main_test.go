@@ -352,3 +352,41 @@ func writeFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// report --by node on a saved spread EachNode benchmark: per-node rows and the spread.
+func TestReportByNode(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "fleet.yaml")
+	writeFile(t, f, `apiVersion: kvbench.io/v1alpha1
+kind: KVBenchmark
+metadata: {name: fleet, namespace: default}
+spec:
+  engines: [{name: rocksdb}]
+  dataset: {size: 64Mi}
+  storage: {medium: localNVMe}
+  resources: {memory: 1Gi}
+  placement: {spread: EachNode, maxNodes: 3}
+status:
+  phase: Succeeded
+  runs:
+  - {name: rocksdb@n1, engine: rocksdb, jobName: fleet-rocksdb-n1, phase: Succeeded, nodeName: n1,
+     results: [{workload: readrandom, threads: 1, ops: 1000, seconds: 1, opsPerSec: 100000, microsPerOp: 10}]}
+  - {name: rocksdb@n2, engine: rocksdb, jobName: fleet-rocksdb-n2, phase: Succeeded, nodeName: n2,
+     results: [{workload: readrandom, threads: 1, ops: 1000, seconds: 1, opsPerSec: 80000, microsPerOp: 12.5}]}
+  - {name: rocksdb@n3, engine: rocksdb, jobName: fleet-rocksdb-n3, phase: Succeeded, nodeName: n3,
+     results: [{workload: readrandom, threads: 1, ops: 1000, seconds: 1, opsPerSec: 101000, microsPerOp: 9.9}]}
+`)
+	out := mustRun(t, "report", "-f", f, "--by", "node")
+	contains(t, out, "KVBenchmark default/fleet by node: rocksdb, on 3 nodes, localNVMe", "Per node", "n2    rocksdb  readrandom        1   80000     -20.0%", "21.0%  n2 (-20.0%)\n")
+	out = mustRun(t, "report", "-f", f, "--by", "node", "--tolerance", "25")
+	contains(t, out, "more than 25.0% from the median")
+	if strings.Contains(out, "n2 (") {
+		t.Errorf("n2 is within 25%%:\n%s", out)
+	}
+	if _, errOut, code := kvbench(t, "report", "-f", f, "--by", "engine"); code == 0 || !strings.Contains(errOut, `unknown --by "engine" (one of run, node)`) {
+		t.Errorf("--by engine: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := kvbench(t, "report", "-f", f, "--by", "node", "--tolerance", "-1"); code == 0 || !strings.Contains(errOut, "--tolerance -1") {
+		t.Errorf("--tolerance -1: exit %d, %q", code, errOut)
+	}
+}

@@ -105,7 +105,7 @@ func ConfigMap(b *api.KVBenchmark, runName, jobName string, res *api.Result) (cm
 			Labels: map[string]string{
 				render.LabelManagedBy: render.ManagerName,
 				render.LabelBenchmark: b.Name,
-				render.LabelRun:       runName,
+				render.LabelRun:       render.RunLabelValue(runName, jobName),
 			},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(b, api.GroupVersion.WithKind("KVBenchmark"))},
 		},

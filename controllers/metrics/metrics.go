@@ -19,7 +19,8 @@ import (
 // resultLabels name one phase of one run. phase is the phase's index in the run ("load" for the
 // dataset load), so two phases of one workload at one thread count (seed 000's readwhilewriting
 // at two write rates) do not collide; workload, threads and iteration are there to select by.
-var resultLabels = []string{"namespace", "benchmark", "engine", "phase", "workload", "threads", "iteration", "medium", "dataset_bytes"}
+// node is the node of a spread EachNode run (one run per engine per node), empty otherwise.
+var resultLabels = []string{"namespace", "benchmark", "engine", "phase", "workload", "threads", "iteration", "medium", "dataset_bytes", "node"}
 
 func with(extra ...string) []string { return append(append([]string{}, resultLabels...), extra...) }
 
@@ -76,15 +77,15 @@ var (
 	descBenchPhase = prometheus.NewDesc("kvbench_benchmark_phase",
 		"1 for the benchmark's current phase, 0 for the others.", []string{"namespace", "benchmark", "phase"}, nil)
 	descRunPhase = prometheus.NewDesc("kvbench_run_phase",
-		"1 for a run's current phase, 0 for the others.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "phase"}, nil)
+		"1 for a run's current phase, 0 for the others.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node", "phase"}, nil)
 	descRunDuration = prometheus.NewDesc("kvbench_run_duration_seconds",
-		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
+		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 	// One series per change in status.baseline.changes (at most 64 per benchmark).
 	descChange = prometheus.NewDesc("kvbench_result_change_ratio",
 		"A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.",
 		[]string{"namespace", "benchmark", "baseline", "engine", "workload", "threads", "metric", "regressed"}, nil)
 	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
-		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes"}, nil)
+		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 )
 
 var benchPhases = []kvv1.BenchmarkPhase{kvv1.PhasePending, kvv1.PhaseRunning, kvv1.PhaseSucceeded, kvv1.PhaseFailed}
@@ -167,7 +168,8 @@ func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []prometheus.Metri
 		add(descBenchPhase, boolValue(b.Status.Phase == p), b.Namespace, b.Name, string(p))
 	}
 	for _, r := range b.Status.Runs {
-		runLabels := []string{b.Namespace, b.Name, string(r.Engine), medium, dataset}
+		_, node, _ := strings.Cut(r.Name, "@") // EachNode's "<engine>@<node>"
+		runLabels := []string{b.Namespace, b.Name, string(r.Engine), medium, dataset, node}
 		for _, p := range runPhases {
 			add(descRunPhase, boolValue(r.Phase == p), append(append([]string{}, runLabels...), string(p))...)
 		}
@@ -179,7 +181,7 @@ func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []prometheus.Metri
 		}
 		for _, p := range runPhasesOf(r, full[r.Name]) {
 			l := []string{b.Namespace, b.Name, string(r.Engine), p.label, p.Workload, strconv.Itoa(int(p.Threads)),
-				strconv.Itoa(int(p.Iteration)), medium, dataset}
+				strconv.Itoa(int(p.Iteration)), medium, dataset, node}
 			addPhase(add, l, p.PhaseResult)
 		}
 	}

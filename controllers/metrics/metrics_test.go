@@ -38,7 +38,7 @@ func TestCollectorUnitsLabelsAndDeletion(t *testing.T) {
 	}
 	c.Set(bench(), nil)
 	// The text parser keeps label order; gathered series are sorted by label name.
-	base := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns"`
+	base := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns",node=""`
 	labels := func(phase string) string { return base + `,phase="` + phase + `",threads="4"` }
 	want := `
 # HELP kvbench_result_ops_per_second Throughput of a measured phase (db_bench ops/sec).
@@ -105,7 +105,7 @@ func TestCollectorPrefersFullResult(t *testing.T) {
 			PulseRounds: []kvv1.PulseRound{{Round: 0, ReadSeconds: 0.5, WriteSeconds: 1, DeleteSeconds: 0.25, TotalSeconds: 2}}},
 	}}
 	c.Set(b, map[string]*kvv1.Result{"rocksdb": full})
-	base := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns"`
+	base := `benchmark="b",dataset_bytes="67108864",engine="rocksdb",iteration="0",medium="tmpfs",namespace="ns",node=""`
 	want := `
 # HELP kvbench_result_ops_per_second Throughput of a measured phase (db_bench ops/sec).
 # TYPE kvbench_result_ops_per_second gauge
@@ -179,5 +179,44 @@ kvbench_result_change_ratio{`+l+`,metric="opsPerSec",namespace="ns",regressed="t
 kvbench_result_change_ratio{`+l+`,metric="p99Micros",namespace="ns",regressed="false",threads="2",workload="readrandom"} 1.1
 `), "kvbench_result_change_ratio"); err != nil {
 		t.Error(err)
+	}
+}
+
+// Spread EachNode has one run per engine per node: their series differ by node, so gathering
+// does not fail on duplicates.
+func TestCollectorEachNodeRunsHaveDistinctSeries(t *testing.T) {
+	c := NewCollector()
+	reg := prometheus.NewPedanticRegistry()
+	if err := c.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	b := bench()
+	one := b.Status.Runs[0]
+	b.Status.Runs = nil
+	for _, node := range []string{"n1", "n2"} {
+		r := *one.DeepCopy()
+		r.Name = "rocksdb@" + node
+		b.Status.Runs = append(b.Status.Runs, r)
+	}
+	c.Set(b, nil)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	nodes := map[string]bool{}
+	for _, mf := range mfs {
+		if mf.GetName() != "kvbench_result_ops_per_second" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "node" {
+					nodes[l.GetValue()] = true
+				}
+			}
+		}
+	}
+	if !nodes["n1"] || !nodes["n2"] || len(nodes) != 2 {
+		t.Fatalf("node label values = %v", nodes)
 	}
 }

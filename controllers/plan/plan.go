@@ -7,6 +7,9 @@ package plan
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,10 +40,35 @@ type Run struct {
 	Config kvv1.RunnerConfig
 	// DatasetBytes is the logical dataset size (a metrics label and the tmpfs sizing input).
 	DatasetBytes int64
+	// Node pins the run to one node (spread EachNode, or a later engine under Sequential); empty
+	// lets the scheduler choose.
+	Node string
 }
 
-// Plan returns the runs of b in spec order.
+// Plan returns the runs of b in spec order (spread AnyNode; EachNode benchmarks need PlanOn).
 func Plan(b *kvv1.KVBenchmark) []Run {
+	return PlanOn(b, nil)
+}
+
+// PlanOn returns the runs of b. Under spread EachNode there is one run per node per engine, node by
+// node (the given nodes, which the caller has matched against the selector, sorted and capped at
+// maxNodes); otherwise nodes are ignored and there is one run per engine in spec order.
+func PlanOn(b *kvv1.KVBenchmark, nodes []string) []Run {
+	if b.Spec.Placement.Spread != kvv1.SpreadEachNode {
+		return engineRuns(b, "")
+	}
+	var runs []Run
+	for _, n := range nodes {
+		runs = append(runs, engineRuns(b, n)...)
+	}
+	return runs
+}
+
+// EachNodeName is the run name of one engine on one node under spread EachNode. "@" cannot appear
+// in engine or node names, so the name is unique and splits back.
+func EachNodeName(engine, node string) string { return engine + "@" + node }
+
+func engineRuns(b *kvv1.KVBenchmark, node string) []Run {
 	runs := make([]Run, 0, len(b.Spec.Engines))
 	for _, e := range b.Spec.Engines {
 		cfg := kvv1.RunnerConfig{
@@ -59,12 +87,18 @@ func Plan(b *kvv1.KVBenchmark) []Run {
 		}
 		cfg.Settle = b.Spec.Settle.DeepCopy()
 		cfg.Reset = b.Spec.Reset
+		name, job := string(e.Name), JobName(b.Name, string(e.Name))
+		if node != "" {
+			// Node names are DNS subdomains; dots become dashes so the Job name stays a DNS label.
+			name, job = EachNodeName(string(e.Name), node), JobName(b.Name, string(e.Name)+"-"+strings.ReplaceAll(node, ".", "-"))
+		}
 		runs = append(runs, Run{
-			Name:         string(e.Name),
-			JobName:      JobName(b.Name, string(e.Name)),
+			Name:         name,
+			JobName:      job,
 			Engine:       *e.DeepCopy(),
 			Config:       cfg,
 			DatasetBytes: DatasetBytes(b.Spec.Dataset),
+			Node:         node,
 		})
 	}
 	return runs
@@ -79,6 +113,91 @@ func JobName(benchmark, run string) string {
 	}
 	sum := sha256.Sum256([]byte(name))
 	return name[:maxJobNameLen-11] + "-" + hex.EncodeToString(sum[:])[:10]
+}
+
+// SelectNodes is the node set of a spread EachNode benchmark: the schedulable candidates sorted by
+// name, at most maxNodes of them.
+func SelectNodes(candidates []string, maxNodes int32) []string {
+	out := slices.Clone(candidates)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if maxNodes > 0 && len(out) > int(maxNodes) {
+		out = out[:maxNodes]
+	}
+	return out
+}
+
+// Start is a run that may have its Job created now, pinned to Node when Node is set.
+type Start struct {
+	Index int
+	Node  string
+}
+
+// Wait is a run held back by the engine order, with the reason's message for its status.
+type Wait struct {
+	Index   int
+	Message string
+}
+
+// Sequence decides which runs without a Job (missing: indices into runs whose status is Pending
+// and that have no Job) may be created now. Parallel: all of them, each on its planned node.
+// Sequential: per node group (the planned node under EachNode, one group otherwise) only the
+// first run that has not finished, and only when it is missing; it is pinned to its planned node,
+// else to the node an earlier run of the group used, so every engine of a comparison meets the
+// same machine. statuses are the runs' current statuses, parallel to runs.
+func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, missing []int) ([]Start, []Wait) {
+	isMissing := map[int]bool{}
+	for _, i := range missing {
+		isMissing[i] = true
+	}
+	var starts []Start
+	var waits []Wait
+	if mode == kvv1.EnginesParallel {
+		for _, i := range missing {
+			starts = append(starts, Start{Index: i, Node: runs[i].Node})
+		}
+		return starts, waits
+	}
+	type group struct {
+		node    string // pin: planned node, or the first node a run of the group used
+		blocker int    // first unfinished run, -1 when none yet
+	}
+	groups := map[string]*group{}
+	for i, r := range runs {
+		g := groups[r.Node]
+		if g == nil {
+			g = &group{node: r.Node, blocker: -1}
+			groups[r.Node] = g
+		}
+		st := statuses[i]
+		finished := st.Phase == kvv1.RunSucceeded || st.Phase == kvv1.RunFailed
+		if g.blocker < 0 && finished {
+			if g.node == "" {
+				g.node = st.NodeName
+			}
+			continue
+		}
+		if g.blocker < 0 {
+			g.blocker = i
+			if isMissing[i] {
+				starts = append(starts, Start{Index: i, Node: g.node})
+			} else if g.node == "" {
+				g.node = st.NodeName // for the waiting runs' message only
+			}
+			continue
+		}
+		if isMissing[i] {
+			waits = append(waits, Wait{Index: i, Message: waitMessage(runs[g.blocker].Name, g.node)})
+		}
+	}
+	return starts, waits
+}
+
+func waitMessage(blocker, node string) string {
+	if node == "" {
+		return fmt.Sprintf("placement.engines Sequential: runs after %s, on the node %s uses", blocker, blocker)
+	}
+	return fmt.Sprintf("placement.engines Sequential: runs after %s on node %s", blocker, node)
 }
 
 // DatasetBytes is the logical dataset size: size, or num x (keySize + average value size).

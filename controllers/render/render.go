@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -76,10 +77,19 @@ func RunLabels(b *kvv1.KVBenchmark, run plan.Run) map[string]string {
 		LabelName:      RunnerAppName,
 		LabelManagedBy: ManagerName,
 		LabelBenchmark: b.Name,
-		LabelRun:       run.Name,
+		LabelRun:       RunLabelValue(run.Name, run.JobName),
 		LabelEngine:    string(run.Engine.Name),
 		LabelMedium:    string(b.Spec.Storage.Medium),
 	}
+}
+
+// RunLabelValue is the kvbench.io/run label of a run: its name, or its Job name when the name is
+// not a valid label value (EachNode's "<engine>@<node>").
+func RunLabelValue(name, jobName string) string {
+	if len(validation.IsValidLabelValue(name)) == 0 {
+		return name
+	}
+	return jobName
 }
 
 // Job returns the Job of one run. It fails only on an operator misconfiguration (a bad NVMe label).
@@ -98,7 +108,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 	if exclusive {
 		podLabels[LabelExclusive] = "true"
 	}
-	nodeSelector, err := nodeSelector(b, opts)
+	nodeSelector, err := NodeSelector(b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +144,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 					AutomountServiceAccountToken: ptr.To(false),
 					EnableServiceLinks:           ptr.To(false),
 					NodeSelector:                 nodeSelector,
-					Affinity:                     affinity(b, exclusive),
+					Affinity:                     pinned(affinity(b, exclusive), run.Node),
 					Tolerations:                  append([]corev1.Toleration(nil), b.Spec.Placement.Tolerations...),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
@@ -227,7 +237,8 @@ func dataVolume(b *kvv1.KVBenchmark, run plan.Run, opts Options, labels map[stri
 	return v
 }
 
-func nodeSelector(b *kvv1.KVBenchmark, opts Options) (map[string]string, error) {
+// NodeSelector is the runner pods' node selector: the spec's, plus the NVMe label for localNVMe.
+func NodeSelector(b *kvv1.KVBenchmark, opts Options) (map[string]string, error) {
 	sel := maps.Clone(b.Spec.Placement.NodeSelector)
 	if b.Spec.Storage.Medium != kvv1.MediumLocalNVMe {
 		return sel, nil
@@ -266,5 +277,50 @@ func affinity(b *kvv1.KVBenchmark, exclusive bool) *corev1.Affinity {
 			TopologyKey:       corev1.LabelHostname,
 			NamespaceSelector: &metav1.LabelSelector{}, // all namespaces: a neighbour is a neighbour
 		})
+	return a
+}
+
+// PinnedNode is the node a pod spec is pinned to by pinned ("" when none).
+func PinnedNode(ps *corev1.PodSpec) string {
+	a := ps.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range t.MatchFields {
+			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+				return f.Values[0]
+			}
+		}
+	}
+	return ""
+}
+
+// pinned adds a required node affinity on the node's name to every term of a, so the pod lands on
+// node (when set) and the scheduler still checks its resources, taints and the user's terms.
+// (metadata.name rather than the hostname label, which need not equal the node name.)
+func pinned(a *corev1.Affinity, node string) *corev1.Affinity {
+	if node == "" {
+		return a
+	}
+	if a == nil {
+		a = &corev1.Affinity{}
+	}
+	if a.NodeAffinity == nil {
+		a.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if req == nil {
+		req = &corev1.NodeSelector{}
+		a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = req
+	}
+	if len(req.NodeSelectorTerms) == 0 {
+		req.NodeSelectorTerms = []corev1.NodeSelectorTerm{{}}
+	}
+	// Terms are ORed, requirements within a term ANDed: the pin goes into every term.
+	for i := range req.NodeSelectorTerms {
+		req.NodeSelectorTerms[i].MatchFields = append(req.NodeSelectorTerms[i].MatchFields,
+			corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}})
+	}
 	return a
 }

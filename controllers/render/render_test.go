@@ -280,3 +280,64 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// A pinned run (Sequential's later engines, EachNode) requires its node by name in every term of
+// the user's node affinity, and leaves the spec's affinity untouched.
+func TestJobPinnedToNode(t *testing.T) {
+	pin := corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-a"}}
+	zone := func(z string) corev1.NodeSelectorTerm {
+		return corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{z}}}}
+	}
+	b := w.MakeKVBenchmark("b", "ns").EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+		s.Placement.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{zone("a"), zone("b")}}}}
+	}).Obj()
+	orig := b.Spec.Placement.Affinity.DeepCopy()
+	run := plan.Plan(b)[0]
+	run.Node = "node-a"
+	j, err := Job(b, run, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	withPin := func(term corev1.NodeSelectorTerm) corev1.NodeSelectorTerm {
+		term.MatchFields = []corev1.NodeSelectorRequirement{pin}
+		return term
+	}
+	want := []corev1.NodeSelectorTerm{withPin(zone("a")), withPin(zone("b"))}
+	if diff := cmp.Diff(want, j.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(orig, b.Spec.Placement.Affinity); diff != "" {
+		t.Errorf("spec affinity changed:\n%s", diff)
+	}
+	if j.Spec.Template.Spec.NodeName != "" {
+		t.Error("nodeName set: the scheduler must still place (and check) the pod")
+	}
+	if got := PinnedNode(&j.Spec.Template.Spec); got != "node-a" {
+		t.Errorf("PinnedNode = %q", got)
+	}
+
+	// No user affinity: one term with the pin, and the exclusive anti-affinity stays.
+	b = w.MakeKVBenchmark("b", "ns").Obj()
+	j, err = Job(b, run, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := j.Spec.Template.Spec.Affinity
+	if diff := cmp.Diff([]corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{pin}}}, a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+	if a.PodAntiAffinity == nil {
+		t.Error("exclusive anti-affinity lost")
+	}
+
+	// Unpinned: no node affinity at all.
+	run.Node = ""
+	j, _ = Job(b, run, DefaultOptions())
+	if j.Spec.Template.Spec.Affinity.NodeAffinity != nil {
+		t.Errorf("unpinned run has node affinity %+v", j.Spec.Template.Spec.Affinity.NodeAffinity)
+	}
+	if got := PinnedNode(&j.Spec.Template.Spec); got != "" {
+		t.Errorf("PinnedNode of an unpinned run = %q", got)
+	}
+}

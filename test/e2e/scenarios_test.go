@@ -355,6 +355,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectEvidence(ns)
 	})
 
+	It("runs a two-engine benchmark's engines one after another on one node by default, and at once with Parallel", func() {
+		fairComparisons(ns)
+	})
+
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())

@@ -124,6 +124,12 @@ func (w *KVBenchmarkWrapper) Exclusive(b bool) *KVBenchmarkWrapper {
 	return w
 }
 
+// EnginePlacement sets placement.engines (Sequential or Parallel).
+func (w *KVBenchmarkWrapper) EnginePlacement(m kvv1.EnginePlacement) *KVBenchmarkWrapper {
+	w.Spec.Placement.Engines = m
+	return w
+}
+
 // EditSpec edits the spec freely.
 func (w *KVBenchmarkWrapper) EditSpec(f func(*kvv1.KVBenchmarkSpec)) *KVBenchmarkWrapper {
 	f(&w.KVBenchmark.Spec)

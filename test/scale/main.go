@@ -1,0 +1,722 @@
+// Command scale runs the operator at fleet scale against a real control plane: etcd and
+// kube-apiserver (envtest's), kube-scheduler and kube-controller-manager, KWOK simulating the
+// nodes and the runner pods (they run for --run-for and end with a runner summary), and the real
+// operator binary. It applies --benchmarks KVBenchmarks at once, waits until all have Succeeded,
+// and checks the figures against a range file (kueue's test/performance rangespec is the model).
+//
+//	go run ./test/scale --k8s-bin DIR --kwok PATH --operator PATH --ranges test/scale/ranges-full.yaml
+//
+// Everything listens on 127.0.0.1 on free ports; every process it starts is stopped by PID.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/report"
+)
+
+type options struct {
+	benchmarks, nodes, nvmeNodes, eachNode int
+	runFor, timeout                        time.Duration
+	k8sBin, kwok, operator, ranges, out    string
+	workDir                                string
+	operatorArgs                           string
+	keep, waitArchive                      bool
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.benchmarks, "benchmarks", 1000, "KVBenchmarks to apply at once")
+	flag.IntVar(&o.nodes, "nodes", 100, "simulated nodes")
+	flag.IntVar(&o.nvmeNodes, "nvme-nodes", 10, "of them labelled local NVMe")
+	flag.IntVar(&o.eachNode, "each-node", 10, "of the benchmarks, spread EachNode over the NVMe nodes")
+	flag.DurationVar(&o.runFor, "run-for", 30*time.Second, "how long a simulated runner pod runs")
+	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up waiting after this long")
+	flag.StringVar(&o.k8sBin, "k8s-bin", "", "directory with etcd, kube-apiserver, kube-scheduler, kube-controller-manager (hack/k8s-binaries.sh)")
+	flag.StringVar(&o.kwok, "kwok", "", "kwok binary (hack/tools.sh kwok)")
+	flag.StringVar(&o.operator, "operator", "", "operator binary (make manager)")
+	flag.StringVar(&o.operatorArgs, "operator-args", "", "extra operator flags, space separated")
+	flag.StringVar(&o.ranges, "ranges", "", "range file the figures must stay within")
+	flag.StringVar(&o.out, "out", "", "write the figures as JSON here")
+	flag.StringVar(&o.workDir, "work-dir", "", "logs and data (default: a new directory under /tmp)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
+	flag.BoolVar(&o.waitArchive, "wait-archive", false, "after all Succeeded, also wait until every run's archive outcome is in status (simulated pods have no logs: the operator gives up 5 minutes after a run ends)")
+	flag.Parse()
+	if err := o.validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(2)
+	}
+	ok, err := run(o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func (o *options) validate() error {
+	switch {
+	case o.benchmarks < 1, o.nodes < 1:
+		return errors.New("--benchmarks and --nodes must be at least 1")
+	case o.nvmeNodes < 0 || o.nvmeNodes > o.nodes:
+		return errors.New("--nvme-nodes must be between 0 and --nodes")
+	case o.eachNode < 0 || o.eachNode > o.benchmarks || (o.eachNode > 0 && (o.nvmeNodes == 0 || o.nvmeNodes > 100)):
+		return errors.New("--each-node must be between 0 and --benchmarks, and needs 1-100 NVMe nodes")
+	case o.k8sBin == "" || o.kwok == "" || o.operator == "":
+		return errors.New("--k8s-bin, --kwok and --operator are required")
+	}
+	for _, f := range []string{filepath.Join(o.k8sBin, "kube-scheduler"), filepath.Join(o.k8sBin, "kube-controller-manager"), o.kwok, o.operator} {
+		if _, err := os.Stat(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// proc is a child process the scenario started.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func start(dir, name, bin string, env []string, args ...string) (*proc, error) {
+	logf, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), env...)
+	// Its own process group, and killed if this runner dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); logf.Close() }()
+	return p, nil
+}
+
+// stop ends the process by its PID: SIGTERM, then SIGKILL after 10 s.
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *proc) exited() error {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		if err == nil {
+			err = errors.New("exited")
+		}
+		return fmt.Errorf("%s: %w", p.name, err)
+	default:
+		return nil
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func run(o options) (bool, error) {
+	if o.workDir == "" {
+		d, err := os.MkdirTemp("", "kvbench-scale-")
+		if err != nil {
+			return false, err
+		}
+		o.workDir = d
+	}
+	if !o.keep {
+		defer os.RemoveAll(o.workDir)
+	}
+	fmt.Printf("scale: %d benchmarks (%d EachNode) on %d simulated nodes (%d NVMe), pods run %s; logs in %s\n",
+		o.benchmarks, o.eachNode, o.nodes, o.nvmeNodes, o.runFor, o.workDir)
+
+	// etcd and kube-apiserver, with the CRDs.
+	root, err := repoRoot()
+	if err != nil {
+		return false, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: o.k8sBin,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	// More in-flight requests than the default: 1,000 objects arrive at once.
+	env.ControlPlane.GetAPIServer().Configure().Set("max-requests-inflight", "800").Set("max-mutating-requests-inflight", "400")
+	cfg, err := env.Start()
+	if err != nil {
+		return false, fmt.Errorf("start etcd and kube-apiserver: %w", err)
+	}
+	defer func() { _ = env.Stop() }()
+	admin, err := env.AddUser(envtest.User{Name: "scale-admin", Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		return false, err
+	}
+	kc, err := admin.KubeConfig()
+	if err != nil {
+		return false, err
+	}
+	kubeconfig := filepath.Join(o.workDir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return false, err
+	}
+
+	var procs []*proc
+	defer func() {
+		for i := len(procs) - 1; i >= 0; i-- {
+			procs[i].stop()
+		}
+	}()
+	launch := func(name, bin string, env []string, args ...string) (*proc, error) {
+		p, err := start(o.workDir, name, bin, env, args...)
+		if err == nil {
+			procs = append(procs, p)
+		}
+		return p, err
+	}
+	// The scheduler and the Job controller must not be the bottleneck: raise their client limits.
+	if _, err := launch("kube-scheduler", filepath.Join(o.k8sBin, "kube-scheduler"), nil,
+		"--kubeconfig="+kubeconfig, "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
+		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0", "--kube-api-qps=500", "--kube-api-burst=1000"); err != nil {
+		return false, err
+	}
+	if _, err := launch("kube-controller-manager", filepath.Join(o.k8sBin, "kube-controller-manager"), nil,
+		"--kubeconfig="+kubeconfig, "--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig,
+		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0",
+		"--controllers=job-controller,garbage-collector-controller", "--concurrent-job-syncs=20",
+		"--kube-api-qps=500", "--kube-api-burst=1000"); err != nil {
+		return false, err
+	}
+	kubeletPort, err := freePort() // nobody listens there: log reads fail at once
+	if err != nil {
+		return false, err
+	}
+	st, err := stages(o.runFor.Milliseconds(), kubeletPort)
+	if err != nil {
+		return false, err
+	}
+	stageFile := filepath.Join(o.workDir, "kwok.yaml")
+	if err := os.WriteFile(stageFile, []byte(st), 0o600); err != nil {
+		return false, err
+	}
+	if _, err := launch("kwok", o.kwok, nil, "--kubeconfig="+kubeconfig, "--config="+stageFile,
+		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "--cidr=10.0.0.0/16", "--node-ip=127.0.0.1"); err != nil {
+		return false, err
+	}
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return false, err
+	}
+	if err := kvv1.AddToScheme(scheme); err != nil {
+		return false, err
+	}
+	rc := rest.CopyConfig(admin.Config())
+	rc.QPS, rc.Burst = 1000, 2000
+	c, err := client.New(rc, client.Options{Scheme: scheme})
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout+5*time.Minute)
+	defer cancel()
+	nvme := render.DefaultOptions().NVMeNodeLabel
+	nvmeKey, nvmeValue, _ := strings.Cut(nvme, "=")
+	if err := createNodes(ctx, c, o.nodes, o.nvmeNodes, nvmeKey, nvmeValue); err != nil {
+		return false, err
+	}
+	if err := waitNodesReady(ctx, c, o.nodes, procs); err != nil {
+		return false, err
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "scale"}}); err != nil {
+		return false, err
+	}
+
+	// The operator, as a process, against this control plane.
+	metricsPort, err := freePort()
+	if err != nil {
+		return false, err
+	}
+	probePort, err := freePort()
+	if err != nil {
+		return false, err
+	}
+	args := []string{"--leader-elect=false", "--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort), "--max-concurrent-runs=0",
+		"--runner-image=localhost/kvbench-runner:v0.0.0-scale"}
+	args = append(args, strings.Fields(o.operatorArgs)...)
+	op, err := launch("operator", o.operator, []string{"KUBECONFIG=" + kubeconfig}, args...)
+	if err != nil {
+		return false, err
+	}
+	if err := waitHTTP(ctx, fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort), op); err != nil {
+		return false, err
+	}
+	fmt.Printf("scale: control plane, scheduler, controller-manager, kwok (%d nodes Ready) and operator (pid %d) up\n", o.nodes, op.cmd.Process.Pid)
+	cpu0, err := cpuSeconds(op.cmd.Process.Pid)
+	if err != nil {
+		return false, err
+	}
+
+	// Apply every benchmark at once.
+	bs := benchmarks(o, nvmeKey, nvmeValue)
+	t0 := time.Now()
+	if err := createAll(ctx, c, bs); err != nil {
+		return false, err
+	}
+	applied := time.Now()
+	fmt.Printf("scale: applied %d KVBenchmarks in %.1fs\n", len(bs), applied.Sub(t0).Seconds())
+
+	f, err := watchUntilDone(ctx, c, o, applied, op)
+	if err != nil {
+		return false, err
+	}
+	if o.waitArchive {
+		if err := f.waitArchive(ctx, c, applied, op); err != nil {
+			return false, err
+		}
+	}
+	f.ApplySeconds = applied.Sub(t0).Seconds()
+	f.Benchmarks, f.Nodes = o.benchmarks, o.nodes
+	if f.CPUSeconds, err = cpuSeconds(op.cmd.Process.Pid); err != nil {
+		return false, err
+	}
+	f.CPUSeconds -= cpu0
+	if f.MaxRSSMiB, err = maxRSSMiB(op.cmd.Process.Pid); err != nil {
+		return false, err
+	}
+	m, err := scrape(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort))
+	if err != nil {
+		return false, err
+	}
+	f.fromMetrics(m, o.benchmarks)
+	if err := f.archiveOutcome(ctx, c); err != nil {
+		return false, err
+	}
+	if err := f.eachNodeReport(ctx, c, o); err != nil {
+		return false, err
+	}
+
+	f.print()
+	if o.out != "" {
+		raw, _ := json.MarshalIndent(f, "", "  ")
+		if err := os.WriteFile(o.out, raw, 0o644); err != nil {
+			return false, err
+		}
+	}
+	if o.ranges == "" {
+		return true, nil
+	}
+	rs, err := loadRanges(o.ranges)
+	if err != nil {
+		return false, err
+	}
+	violations := rs.check(f)
+	for _, v := range violations {
+		fmt.Println("scale: OUT OF RANGE:", v)
+	}
+	if len(violations) == 0 {
+		fmt.Printf("scale: all figures within %s\n", o.ranges)
+	}
+	return len(violations) == 0, nil
+}
+
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run from inside the repository (no go.mod found)")
+		}
+		dir = parent
+	}
+}
+
+func createNodes(ctx context.Context, c client.Client, n, nvme int, key, value string) error {
+	for i := 0; i < n; i++ {
+		labels := map[string]string{"type": "kwok", corev1.LabelHostname: fmt.Sprintf("kwok-node-%03d", i)}
+		if i < nvme {
+			labels[key] = value
+		}
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kwok-node-%03d", i), Labels: labels,
+				Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"}},
+			Status: corev1.NodeStatus{
+				Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("128Gi"), corev1.ResourcePods: resource.MustParse("110")},
+				Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("128Gi"), corev1.ResourcePods: resource.MustParse("110")},
+			},
+		}
+		if err := c.Create(ctx, node); err != nil {
+			return fmt.Errorf("create node: %w", err)
+		}
+	}
+	return nil
+}
+
+func waitNodesReady(ctx context.Context, c client.Client, n int, procs []*proc) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		for _, p := range procs {
+			if err := p.exited(); err != nil {
+				return err
+			}
+		}
+		var nodes corev1.NodeList
+		if err := c.List(ctx, &nodes); err != nil {
+			return err
+		}
+		ready := 0
+		for _, nd := range nodes.Items {
+			for _, cond := range nd.Status.Conditions {
+				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		if ready == n {
+			return untaint(ctx, c, nodes.Items)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return errors.New("nodes did not become Ready in 2m (see kwok.log)")
+}
+
+// untaint removes the not-ready taint the API server put on the new nodes; the node lifecycle
+// controller that would lift it is not run (KWOK keeps the nodes Ready).
+func untaint(ctx context.Context, c client.Client, nodes []corev1.Node) error {
+	for i := range nodes {
+		n := &nodes[i]
+		if len(n.Spec.Taints) == 0 {
+			continue
+		}
+		n.Spec.Taints = nil
+		if err := c.Update(ctx, n); err != nil {
+			return fmt.Errorf("untaint %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// benchmarks is the mix: one, two (in sequence) or three (in parallel) engines, some on the NVMe
+// nodes only, and --each-node of them spread over every NVMe node. All tmpfs and tiny, and not
+// exclusive, so that 100 nodes hold them (KWOK has no volumes for PVC media).
+func benchmarks(o options, nvmeKey, nvmeValue string) []*kvv1.KVBenchmark {
+	var out []*kvv1.KVBenchmark
+	for i := 0; i < o.benchmarks; i++ {
+		b := &kvv1.KVBenchmark{
+			TypeMeta:   metav1.TypeMeta{APIVersion: kvv1.GroupVersion.String(), Kind: "KVBenchmark"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b%04d", i), Namespace: "scale"},
+			Spec: kvv1.KVBenchmarkSpec{
+				Engines:   []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}},
+				Dataset:   kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("16Mi"))},
+				Workloads: []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}},
+				Threads:   []int32{1},
+				Storage:   kvv1.StorageSpec{Medium: kvv1.MediumTmpfs},
+				Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("320Mi")},
+				Placement: kvv1.PlacementSpec{Exclusive: ptr.To(false)},
+			},
+		}
+		switch {
+		case i < o.eachNode:
+			b.Name = fmt.Sprintf("fleet%03d", i)
+			b.Spec.Placement.Spread = kvv1.SpreadEachNode
+			b.Spec.Placement.MaxNodes = ptr.To(int32(o.nvmeNodes))
+			b.Spec.Placement.NodeSelector = map[string]string{nvmeKey: nvmeValue}
+		case i%4 == 1:
+			b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EnginePebble}}
+			b.Spec.Placement.NodeSelector = map[string]string{nvmeKey: nvmeValue}
+		case i%4 == 2:
+			b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}, {Name: kvv1.EnginePebble}} // Sequential
+		case i%4 == 3:
+			b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}, {Name: kvv1.EngineLevelDB}, {Name: kvv1.EnginePebble}}
+			b.Spec.Placement.Engines = kvv1.EnginesParallel
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func createAll(ctx context.Context, c client.Client, bs []*kvv1.KVBenchmark) error {
+	work := make(chan *kvv1.KVBenchmark)
+	errs := make(chan error, len(bs))
+	var wg sync.WaitGroup
+	for w := 0; w < 32; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				if err := c.Create(ctx, b); err != nil {
+					errs <- fmt.Errorf("create %s: %w", b.Name, err)
+				}
+			}
+		}()
+	}
+	for _, b := range bs {
+		work <- b
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// figures are what the scenario measured.
+type figures struct {
+	Benchmarks, Nodes int
+	Runs              int
+	ApplySeconds      float64
+	// From the end of the apply.
+	SecondsToAllPhases          float64
+	SecondsToAllFirstJobs       float64
+	SecondsToAllSucceeded       float64
+	BenchmarksSucceeded         int
+	BenchmarksFailed            int
+	BenchmarksLostPhase         int
+	ReconcileP50Seconds         float64
+	ReconcileP99Seconds         float64
+	Reconciles                  float64
+	ReconcileErrors             float64
+	CPUSeconds                  float64
+	MaxRSSMiB                   float64
+	APIRequests                 float64
+	APIRequestsPerBenchmark     float64
+	SecondsToAllArchiveOutcomes float64
+	RunsArchived                int
+	RunsArchiveError            int
+	RunsArchivePending          int
+	ArchiveErrorSample          string
+	EachNodeRuns                []int
+	EachNodeDistinctNodes       []int
+	EachNodeSpread              string `json:"-"`
+}
+
+func watchUntilDone(ctx context.Context, c client.Client, o options, applied time.Time, op *proc) (*figures, error) {
+	f := &figures{SecondsToAllPhases: -1, SecondsToAllFirstJobs: -1, SecondsToAllSucceeded: -1}
+	hadPhase := map[string]bool{}
+	withJob := map[string]bool{}
+	deadline := applied.Add(o.timeout)
+	last := time.Time{}
+	for {
+		if err := op.exited(); err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		var list kvv1.KVBenchmarkList
+		if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+			return nil, err
+		}
+		phases, succeeded, failed, runs := 0, 0, 0, 0
+		for _, b := range list.Items {
+			if b.Status.Phase != "" {
+				phases++
+				hadPhase[b.Name] = true
+			} else if hadPhase[b.Name] {
+				f.BenchmarksLostPhase++
+			}
+			switch b.Status.Phase {
+			case kvv1.PhaseSucceeded:
+				if allResults(&b) {
+					succeeded++
+				}
+			case kvv1.PhaseFailed:
+				failed++
+			}
+			runs += len(b.Status.Runs)
+		}
+		// Jobs: a benchmark has its first Job when one of its runs has one (listed by label).
+		if f.SecondsToAllFirstJobs < 0 {
+			if err := jobsByBenchmark(ctx, c, withJob); err != nil {
+				return nil, err
+			}
+			if len(withJob) >= o.benchmarks {
+				f.SecondsToAllFirstJobs = now.Sub(applied).Seconds()
+			}
+		}
+		if f.SecondsToAllPhases < 0 && phases == o.benchmarks {
+			f.SecondsToAllPhases = now.Sub(applied).Seconds()
+		}
+		if now.Sub(last) >= 10*time.Second {
+			fmt.Printf("scale: +%3.0fs phases %d, with a Job %d, succeeded %d, failed %d, runs %d\n",
+				now.Sub(applied).Seconds(), phases, len(withJob), succeeded, failed, runs)
+			last = now
+		}
+		f.BenchmarksSucceeded, f.BenchmarksFailed, f.Runs = succeeded, failed, runs
+		if succeeded+failed == o.benchmarks {
+			if failed == 0 {
+				f.SecondsToAllSucceeded = now.Sub(applied).Seconds()
+			}
+			return f, nil
+		}
+		if now.After(deadline) {
+			fmt.Printf("scale: timed out after %s\n", o.timeout)
+			return f, nil
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func allResults(b *kvv1.KVBenchmark) bool {
+	for _, r := range b.Status.Runs {
+		if len(r.Results) == 0 {
+			return false
+		}
+	}
+	return len(b.Status.Runs) > 0
+}
+
+func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool) error {
+	var jobs metav1.PartialObjectMetadataList
+	jobs.SetGroupVersionKind(schemaJobList)
+	if err := c.List(ctx, &jobs, client.InNamespace("scale")); err != nil {
+		return err
+	}
+	for _, j := range jobs.Items {
+		if name := j.Labels[render.LabelBenchmark]; name != "" {
+			seen[name] = true
+		}
+	}
+	return nil
+}
+
+// archiveOutcome counts how the operator's archive step ended for each run: archived, an error
+// recorded (simulated pods have no logs), or not yet decided.
+func (f *figures) archiveOutcome(ctx context.Context, c client.Client) error {
+	var list kvv1.KVBenchmarkList
+	if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+		return err
+	}
+	for _, b := range list.Items {
+		for _, r := range b.Status.Runs {
+			switch {
+			case r.FullResult == nil:
+				f.RunsArchivePending++
+			case r.FullResult.Error != "":
+				f.RunsArchiveError++
+				if f.ArchiveErrorSample == "" {
+					f.ArchiveErrorSample = r.FullResult.Error
+				}
+			default:
+				f.RunsArchived++
+			}
+		}
+	}
+	return nil
+}
+
+// waitArchive waits (at most 7 minutes) until every run has its archive outcome in status.
+func (f *figures) waitArchive(ctx context.Context, c client.Client, applied time.Time, op *proc) error {
+	f.SecondsToAllArchiveOutcomes = -1
+	deadline := time.Now().Add(7 * time.Minute)
+	for time.Now().Before(deadline) {
+		if err := op.exited(); err != nil {
+			return err
+		}
+		g := &figures{}
+		if err := g.archiveOutcome(ctx, c); err != nil {
+			return err
+		}
+		if g.RunsArchivePending == 0 {
+			f.SecondsToAllArchiveOutcomes = time.Since(applied).Seconds()
+			return nil
+		}
+		time.Sleep(2 * time.Second)
+	}
+	fmt.Println("scale: archive outcomes still missing after 7 minutes")
+	return nil
+}
+
+// eachNodeReport checks that every EachNode benchmark ran once per NVMe node and renders the
+// spread table of the first.
+func (f *figures) eachNodeReport(ctx context.Context, c client.Client, o options) error {
+	var list kvv1.KVBenchmarkList
+	if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+		return err
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	for i := range list.Items {
+		b := &list.Items[i]
+		if b.Spec.Placement.Spread != kvv1.SpreadEachNode {
+			continue
+		}
+		nodes := map[string]bool{}
+		for _, r := range b.Status.Runs {
+			nodes[r.NodeName] = true
+		}
+		f.EachNodeRuns = append(f.EachNodeRuns, len(b.Status.Runs))
+		f.EachNodeDistinctNodes = append(f.EachNodeDistinctNodes, len(nodes))
+		if f.EachNodeSpread == "" && b.Status.Phase == kvv1.PhaseSucceeded {
+			var sb strings.Builder
+			if err := report.WriteByNode(&sb, []*report.Benchmark{{KVBenchmark: *b}}, "text", report.DefaultTolerance); err != nil {
+				return err
+			}
+			f.EachNodeSpread = sb.String()
+		}
+	}
+	return nil
+}
+
+func (f *figures) print() {
+	fmt.Printf(`scale: results
+  benchmarks %d (runs %d) on %d nodes; applied in %.1fs
+  from the end of the apply: every benchmark has a phase %.1fs, its first Job %.1fs, all Succeeded with results %.1fs
+  succeeded %d, failed %d, lost their phase %d
+  reconciles %.0f, errors %.0f, latency p50 %.3fs p99 %.3fs
+  operator CPU %.1fs, max RSS %.1f MiB, API requests %.0f (%.1f per benchmark)
+  archive: %d archived, %d with an error, %d undecided (all decided %.1fs); e.g. %q
+  EachNode: runs %v, distinct nodes %v
+`, f.Benchmarks, f.Runs, f.Nodes, f.ApplySeconds, f.SecondsToAllPhases, f.SecondsToAllFirstJobs, f.SecondsToAllSucceeded,
+		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
+		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.CPUSeconds, f.MaxRSSMiB, f.APIRequests, f.APIRequestsPerBenchmark,
+		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes)
+	if f.EachNodeSpread != "" {
+		fmt.Println(f.EachNodeSpread)
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+// The simulated termination message is what the operator accepts from a runner.
+func TestSummaryTemplateIsARunnerSummary(t *testing.T) {
+	tmpl, err := summaryTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s kvv1.Summary
+	if err := json.Unmarshal([]byte(fmt.Sprintf(tmpl, "pebble")), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !kvv1.KnownResultSchema(s.SchemaVersion) || s.Engine != kvv1.EnginePebble || len(s.Phases) != 1 || s.Error != "" {
+		t.Fatalf("summary %+v", s)
+	}
+	if n := len(fmt.Sprintf(tmpl, "leveldb")); n > kvv1.TerminationMessageLimit {
+		t.Fatalf("message is %d bytes", n)
+	}
+}
+
+// Every KWOK stage document is YAML with a kind and a name.
+func TestStagesParse(t *testing.T) {
+	st, err := stages(30000, 12345)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(st, "\n---\n")
+	if len(docs) != 4 {
+		t.Fatalf("%d documents", len(docs))
+	}
+	for _, d := range docs {
+		var m struct {
+			Kind     string
+			Metadata struct{ Name string }
+		}
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil || m.Kind != "Stage" || m.Metadata.Name == "" {
+			t.Fatalf("document %q: %v", d[:min(80, len(d))], err)
+		}
+	}
+	if !strings.Contains(st, "durationMilliseconds: 30000") || !strings.Contains(st, "Port: 12345") {
+		t.Fatal("run time or kubelet port missing")
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	b := func(le float64, n uint64) *dto.Bucket { return &dto.Bucket{UpperBound: &le, CumulativeCount: &n} }
+	h := &dto.Histogram{SampleCount: ptr.To[uint64](100), Bucket: []*dto.Bucket{b(0.1, 50), b(1, 90), b(10, 100), b(math.Inf(1), 100)}}
+	for q, want := range map[float64]float64{0.5: 0.1, 0.7: 0.55, 0.99: 9.1} {
+		if got := quantile(q, h); math.Abs(got-want) > 1e-9 {
+			t.Errorf("q%.2f = %v, want %v", q, got, want)
+		}
+	}
+	if got := quantile(0.99, &dto.Histogram{SampleCount: ptr.To[uint64](0)}); !math.IsNaN(got) {
+		t.Errorf("empty histogram: %v", got)
+	}
+}
+
+func TestRangesCheck(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.yaml")
+	if err := os.WriteFile(path, []byte("maxSecondsToAllSucceeded: 300\nmaxOperatorRSSMiB: 150\nmaxBenchmarksFailed: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := loadRanges(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := &figures{SecondsToAllSucceeded: 250, MaxRSSMiB: 100}
+	if v := r.check(ok); len(v) != 0 {
+		t.Fatalf("in range: %v", v)
+	}
+	bad := &figures{SecondsToAllSucceeded: -1, MaxRSSMiB: 250, BenchmarksFailed: 2}
+	v := r.check(bad)
+	want := []string{"secondsToAllSucceeded: never reached (limit 300)", "operatorRSSMiB = 250, limit 150", "benchmarksFailed = 2, limit 0"}
+	if strings.Join(v, "|") != strings.Join(want, "|") {
+		t.Fatalf("violations %q, want %q", v, want)
+	}
+	if err := os.WriteFile(path, []byte("maxRSS: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadRanges(path); err == nil {
+		t.Fatal("unknown field accepted")
+	}
+}
+
+func TestRepoRangesLoad(t *testing.T) {
+	for _, f := range []string{"ranges-full.yaml", "ranges-small.yaml"} {
+		r, err := loadRanges(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.MaxSecondsToAllSucceeded == nil || r.MaxReconcileP99Seconds == nil || r.MaxOperatorRSSMiB == nil || r.MaxReconcileErrors == nil {
+			t.Errorf("%s lacks one of the issue's targets", f)
+		}
+	}
+}
