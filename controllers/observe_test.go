@@ -296,13 +296,13 @@ func TestObserveRunPinnedNode(t *testing.T) {
 		"pod unscheduled": {job: mkJob().obj(), pods: mkPod("").unschedulable("0/3 nodes are available", now).list(), want: "n1"},
 		"pod scheduled":   {job: mkJob().obj(), pods: mkPod("n1").list(), want: "n1"},
 	} {
-		got, _ := observeRun(run, nil, tc.job, tc.pods, now, 10*time.Minute)
+		got, _ := observeRun(run, nil, tc.job, tc.pods, nil, now, limits{unschedulable: 10 * time.Minute})
 		if got.NodeName != tc.want {
 			t.Errorf("%s: nodeName = %q, want %q", name, got.NodeName, tc.want)
 		}
 	}
 	run.Node = ""
-	if got, _ := observeRun(run, nil, mkJob().obj(), mkPod("").list(), now, time.Minute); got.NodeName != "" {
+	if got, _ := observeRun(run, nil, mkJob().obj(), mkPod("").list(), nil, now, limits{unschedulable: time.Minute}); got.NodeName != "" {
 		t.Errorf("unpinned, unscheduled: nodeName = %q", got.NodeName)
 	}
 	// Sequential pins a later engine when its Job is made (the plan does not know the node): a
@@ -311,7 +311,7 @@ func TestObserveRunPinnedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := observeRun(run, nil, pinnedJob, nil, now, time.Minute); got.NodeName != "n2" {
+	if got, _ := observeRun(run, nil, pinnedJob, nil, nil, now, limits{unschedulable: time.Minute}); got.NodeName != "n2" {
 		t.Errorf("pinned Job, no pod, no status: nodeName = %q, want n2", got.NodeName)
 	}
 }
