@@ -50,6 +50,7 @@ type EngineOptions struct {
 	WriteBufferSize *resource.Quantity `json:"writeBufferSize,omitempty"`
 	// MaxWriteBufferNumber is the number of memtables (--max_write_buffer_number).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
 	// +optional
 	MaxWriteBufferNumber *int32 `json:"maxWriteBufferNumber,omitempty"`
 	// BlockSize is the data block size (--block_size).
@@ -61,6 +62,7 @@ type EngineOptions struct {
 	Compression *Compression `json:"compression,omitempty"`
 	// MaxOpenFiles limits open table files; -1 means unlimited (--open_files).
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:XValidation:rule="self != 0",message="maxOpenFiles 0 opens no table file: use -1 for unlimited or a positive limit"
 	// +optional
 	MaxOpenFiles *int32 `json:"maxOpenFiles,omitempty"`
 	// Level0FileNumCompactionTrigger (--level0_file_num_compaction_trigger).
@@ -85,6 +87,7 @@ type EngineOptions struct {
 	MaxBytesForLevelBase *resource.Quantity `json:"maxBytesForLevelBase,omitempty"`
 	// MaxBackgroundJobs (--max_background_jobs).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
 	// +optional
 	MaxBackgroundJobs *int32 `json:"maxBackgroundJobs,omitempty"`
 	// DisableWAL turns the write-ahead log off (--disable_wal).
@@ -106,6 +109,7 @@ type EngineOptions struct {
 	OptimizeForPointLookup *resource.Quantity `json:"optimizeForPointLookup,omitempty"`
 	// IncreaseParallelism calls RocksDB's IncreaseParallelism with this many threads (seed 002).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
 	// +optional
 	IncreaseParallelism *int32 `json:"increaseParallelism,omitempty"`
 }

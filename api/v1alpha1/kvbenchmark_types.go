@@ -75,6 +75,10 @@ const (
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: results must describe the spec that produced them; create a new KVBenchmark to change the experiment"
 // +kubebuilder:validation:XValidation:rule="!has(self.dataset.size) || !has(self.storage.size) || quantity(string(self.storage.size)).compareTo(quantity(string(self.dataset.size))) >= 0",message="storage.size must be at least dataset.size"
 // +kubebuilder:validation:XValidation:rule="self.engines.all(e, quantity(string(self.resources.memory)).asApproximateFloat() >= (has(e.options) && has(e.options.cacheSize) ? quantity(string(e.options.cacheSize)).asApproximateFloat() : 8388608.0) + (has(e.options) && has(e.options.optimizeForPointLookup) ? quantity(string(e.options.optimizeForPointLookup)).asApproximateFloat() : 0.0) + (has(e.options) && has(e.options.writeBufferSize) ? quantity(string(e.options.writeBufferSize)).asApproximateFloat() : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + 268435456.0 + (self.storage.medium != 'tmpfs' ? 0.0 : has(self.storage.size) ? quantity(string(self.storage.size)).asApproximateFloat() : has(self.dataset.size) ? quantity(string(self.dataset.size)).asApproximateFloat() : has(self.dataset.num) ? double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0.0))",message="resources.memory is too small: it must hold, for every engine, its block cache (cacheSize, 8Mi when unset) + optimizeForPointLookup's cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead, and on tmpfs also the data (storage.size, else the dataset), because tmpfs pages are charged to the pod's memory limit"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset.num) || !has(self.storage.size) || quantity(string(self.storage.size)).asApproximateFloat() >= double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))",message="storage.size must hold the dataset: num x (keySize + average value size) bytes"
+// +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.storage.medium != 'tmpfs'",message="cacheMode direct (O_DIRECT) does not work on tmpfs: use warm or cold, or a localNVMe or persistentVolume medium"
+// +kubebuilder:validation:XValidation:rule="!self.workloads.exists(w, w.name == 'dbbench') || self.engines.all(e, e.name == 'rocksdb')",message="a dbbench workload runs RocksDB's db_bench, so every engine must be rocksdb (other engines would report db_bench's RocksDB numbers under their name)"
+// +kubebuilder:validation:XValidation:rule="self.workloads.all(w, w.name != 'dbbench' || ((has(w.threads) && size(w.threads) > 0) ? w.threads : self.threads) == [has(w.dbBenchArgs) && w.dbBenchArgs.exists(a, a.matches('^--?threads=[0-9]+$')) ? int(w.dbBenchArgs.filter(a, a.matches('^--?threads=[0-9]+$'))[0].split('=')[1]) : 1])",message="a dbbench workload runs db_bench once per thread count, and db_bench takes its thread count from --threads (default 1): give the workload one thread count (threads: [N]), equal to its --threads=N"
 // +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.engines.all(e, e.name == 'rocksdb')",message="cacheMode direct (O_DIRECT) is supported by rocksdb only"
 // +kubebuilder:validation:XValidation:rule="self.engines.all(e, !has(e.options) || !has(e.options.plainTable) || !e.options.plainTable || (has(self.dataset.prefixSize) && self.dataset.prefixSize > 0))",message="plainTable needs dataset.prefixSize > 0 (the prefix extractor length)"
 type KVBenchmarkSpec struct {
@@ -92,6 +96,7 @@ type KVBenchmarkSpec struct {
 	// Dataset is loaded once per run, before the workloads.
 	// +kubebuilder:validation:XValidation:rule="has(self.size) != has(self.num)",message="dataset: set exactly one of size and num"
 	// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="dataset.size must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!has(self.size) || (quantity(string(self.size)).asApproximateFloat() >= double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize)) && quantity(string(self.size)).asApproximateFloat() <= 1099511627776.0 * double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize)))",message="dataset.size must hold between one key-value pair (keySize + average value size bytes) and 2^40 keys (the runner's limit)"
 	// +kubebuilder:validation:XValidation:rule="!has(self.valueSizeRange) || self.valueSizeRange.min <= self.valueSizeRange.max",message="dataset.valueSizeRange.min must not exceed max"
 	// +kubebuilder:validation:XValidation:rule="!has(self.prefixSize) || self.prefixSize <= self.keySize",message="dataset.prefixSize must not exceed keySize"
 	// +kubebuilder:validation:XValidation:rule="!has(self.keysPerPrefix) || self.keysPerPrefix == 0 || (has(self.prefixSize) && self.prefixSize > 0)",message="dataset.keysPerPrefix needs prefixSize > 0"
@@ -146,6 +151,7 @@ type KVBenchmarkSpec struct {
 	// RunnerImage overrides the operator's default runner image. It needs a version tag or digest
 	// (not latest), so that IfNotPresent never pulls a different build.
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+((\\\\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\\\\.|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$')",message="runnerImage is not an image reference: [registry[:port]/]lower-case/path[:tag][@sha256:digest]"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[^ ]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$') && !self.endsWith(':latest')",message="runnerImage needs a version tag or a sha256 digest, and not :latest"
 	// +optional
 	RunnerImage string `json:"runnerImage,omitempty"`
@@ -193,6 +199,8 @@ type StorageSpec struct {
 	Size *resource.Quantity `json:"size,omitempty"`
 	// StorageClassName of the PVC. For localNVMe it defaults to the operator's --local-nvme-storage-class.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +optional
 	StorageClassName *string `json:"storageClassName,omitempty"`
 }
@@ -200,6 +208,8 @@ type StorageSpec struct {
 // PlacementSpec chooses the nodes runner pods land on.
 type PlacementSpec struct {
 	// NodeSelector is merged with the NVMe node label for localNVMe.
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$') && k.indexOf('/') <= 253)",message="placement.nodeSelector keys must be label keys: [prefix/]name, the name at most 63 of [A-Za-z0-9-_.] beginning and ending alphanumeric, the prefix a DNS subdomain"
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Affinity of the runner pods; the operator adds its anti-affinity term when exclusive.
@@ -207,6 +217,11 @@ type PlacementSpec struct {
 	Affinity *corev1.Affinity `json:"affinity,omitempty"`
 	// Tolerations of the runner pods.
 	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.effect) || t.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",message="placement.tolerations effect must be NoSchedule, PreferNoSchedule or NoExecute (empty matches all)"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator in ['Exists', 'Equal'])",message="placement.tolerations operator must be Exists or Equal"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="placement.tolerations: operator Exists takes no value"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, has(t.key) && t.key != '' || has(t.operator) && t.operator == 'Exists')",message="placement.tolerations: an empty key needs operator Exists (it matches every taint)"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds) || has(t.effect) && t.effect == 'NoExecute')",message="placement.tolerations tolerationSeconds applies to effect NoExecute only"
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Exclusive keeps other runners off a node while this one runs (required pod anti-affinity), so

@@ -125,14 +125,15 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 			b.Name, cur.Status.Conditions)
 	})
 
-	It("ends Failed with OOMKilled when the memory limit cannot hold the memtables", func() {
-		// Legitimate and accepted by the CRD's CEL rules: memory (512Mi) holds the 256Mi dataset plus 256Mi overhead,
-		// but the rules do not count RocksDB's memtables: with a 2Gi write buffer and no WAL, the whole load stays in
-		// the memtable, whose per-entry overhead (~30 bytes) is larger than these 20-byte keys+values.
+	It("ends Failed with OOMKilled when the runner's per-thread value buffers exceed the memory limit", func() {
+		// Accepted by the CRD's memory rule, which counts what the engine allocates (8Mi block cache + 2 x 64Mi
+		// memtables + 256Mi overhead + the 4 x 64Mi tmpfs data = 648Mi <= 704Mi), but each of the 16 writer
+		// threads fills its own 64Mi value buffer at phase start: 1Gi of harness memory the rule does not model.
 		b := tmpfsBench(ns, "oom", kvv1.EngineRocksDB)
-		b.Spec.Dataset = kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("256Mi")), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadFillSeq}
-		b.Spec.Engines[0].Options = kvv1.EngineOptions{WriteBufferSize: ptr.To(resource.MustParse("2Gi")), DisableWAL: ptr.To(true)}
-		b.Spec.Threads = []int32{1}
+		b.Spec.Dataset = kvv1.DatasetSpec{Num: ptr.To[int64](4), KeySize: 16, ValueSize: 64 << 20, LoadMode: kvv1.LoadNone}
+		b.Spec.Resources.Memory = resource.MustParse("704Mi")
+		b.Spec.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadFillRandom, Num: ptr.To[int64](4)}}
+		b.Spec.Threads = []int32{16}
 		create(b)
 		got := waitFinished(ns, b.Name, 3*time.Minute)
 		Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
