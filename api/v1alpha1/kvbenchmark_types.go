@@ -311,6 +311,10 @@ type ResultArchive struct {
 	// ConfigMap holding the result as gzip-compressed JSON under the key result.json.gz.
 	// +optional
 	ConfigMap string `json:"configMap,omitempty"`
+	// SHA256 is the hex sha256 of the stored (compressed) archive bytes: readers trust the ConfigMap
+	// only if this KVBenchmark is its controller and its content has this digest.
+	// +optional
+	SHA256 string `json:"sha256,omitempty"`
 	// Dropped names the parts left out so the ConfigMap stays within the API server's object
 	// size limit (intervals: the throughput time series).
 	// +optional
