@@ -328,6 +328,22 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		AddReportEntry("kubectl kvbench report seed-004-1kb --table ycsb", run(plugin, "report", "seed-004-1kb", "-n", ns, "--table", "ycsb"))
 	})
 
+	It("gives the operator's service account no Leases outside its namespace and nothing it does not use (kubectl auth can-i)", func() {
+		expectLeastPrivilege()
+	})
+
+	It("reports a forged archive ConfigMap instead of reading it", func() {
+		expectForgedArchiveReported(ns)
+	})
+
+	It("serves the operator's metrics over HTTPS to Prometheus only with a token", func() {
+		expectOperatorTargetUpOverHTTPS()
+	})
+
+	It("accepts a small valid spec of every engine on every medium", func() {
+		expectEveryEngineAndMediumAccepted(ns)
+	})
+
 	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
