@@ -209,6 +209,7 @@ type StorageSpec struct {
 type PlacementSpec struct {
 	// NodeSelector is merged with the NVMe node label for localNVMe.
 	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 63)",message="placement.nodeSelector values must be label values of at most 63 characters"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$') && k.indexOf('/') <= 253)",message="placement.nodeSelector keys must be label keys: [prefix/]name, the name at most 63 of [A-Za-z0-9-_.] beginning and ending alphanumeric, the prefix a DNS subdomain"
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
