@@ -247,9 +247,11 @@ var _ = Describe("KVBenchmark validation", func() {
 			}),
 			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) { s.SeekNexts = ptr.To[int32](10) }),
 		)),
-		Entry("the e2e OOM spec: 4 x 64Mi values on tmpfs in 704Mi", base().Memory("704Mi").DatasetNum(4).Threads(16).
-			Dataset(func(d *kvv1.DatasetSpec) { d.ValueSize = 64 << 20; d.LoadMode = kvv1.LoadNone }).
-			Workloads(wl(kvv1.WorkloadFillRandom, func(s *kvv1.WorkloadSpec) { s.Num = ptr.To[int64](4) }))),
+		Entry("the e2e OOM spec: db_bench with its own 2Gi memtable in 512Mi", base().Memory("512Mi").DatasetNum(1).Threads(1).
+			Dataset(func(d *kvv1.DatasetSpec) { d.LoadMode = kvv1.LoadNone }).
+			Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+				s.DBBenchArgs = []string{"--benchmarks=fillseq", "--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}
+			}))),
 		Entry("placement with label-syntax node selector and tolerations", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Placement.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-1", "disk": "", "kvbench.io/tier_2.a": "A-b.c_d"}
 			s.Placement.Tolerations = []corev1.Toleration{

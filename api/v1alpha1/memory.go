@@ -1,6 +1,11 @@
 package v1alpha1
 
-import "k8s.io/apimachinery/pkg/api/resource"
+import (
+	"math"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
 
 // Memory model of a runner pod. MemoryNeed is the one definition; the CRD's CEL rule on
 // KVBenchmarkSpec mirrors it term by term (same float arithmetic, same order), scale sizes memory
@@ -78,9 +83,36 @@ func TmpfsDataBytes(s *KVBenchmarkSpec) float64 {
 	return DatasetBytesF(s.Dataset)
 }
 
-// MemoryNeed is the memory limit engine e's run needs: engine memory, overhead and tmpfs data.
+// MaxThreads is the largest thread count any workload runs with (the sweep or its own threads).
+func MaxThreads(s *KVBenchmarkSpec) int32 {
+	n := int32(0)
+	if len(s.Threads) > 0 {
+		n = slices.Max(s.Threads)
+	}
+	for _, w := range s.Workloads {
+		if len(w.Threads) > 0 {
+			n = max(n, slices.Max(w.Threads))
+		}
+	}
+	return n
+}
+
+// RunnerBufferBytes is the runner's own memory that grows with threads: every worker thread of a
+// phase fills a value buffer of max(1 MiB, the largest value), and Go's collector lets the heap
+// grow to twice what is live (GOGC=100) while one phase's buffers are garbage and the next's are
+// being filled. (At 150 threads this alone is 300 MiB: seed-004-1kb's YCSB 1:0 phase.)
+func RunnerBufferBytes(s *KVBenchmarkSpec) float64 {
+	value := s.Dataset.ValueSize
+	if s.Dataset.ValueSizeRange != nil {
+		value = s.Dataset.ValueSizeRange.Max
+	}
+	return float64(MaxThreads(s)) * math.Max(1<<20, float64(value)) * 2
+}
+
+// MemoryNeed is the memory limit engine e's run needs: engine memory, overhead, the runner's
+// per-thread buffers and tmpfs data.
 func MemoryNeed(s *KVBenchmarkSpec, e EngineSpec) float64 {
-	return EngineMemoryBytes(e) + MemoryOverheadBytes + TmpfsDataBytes(s)
+	return EngineMemoryBytes(e) + MemoryOverheadBytes + RunnerBufferBytes(s) + TmpfsDataBytes(s)
 }
 
 // MemoryFits reports whether resources.memory holds every engine's MemoryNeed (the CEL rule).

@@ -53,6 +53,13 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 			s.Dataset.ValueSize = int32(1 + r.IntN(2000))
 		}
 	}
+	s.Threads = []int32{int32(1 + r.IntN(4)), int32(5 + r.IntN(200))}
+	if r.IntN(2) == 0 {
+		s.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}, {Name: kvv1.WorkloadFillRandom, Threads: []int32{int32(1 + r.IntN(1024))}}}
+	}
+	if r.IntN(4) == 0 {
+		s.Dataset.ValueSizeRange, s.Dataset.ValueSize = nil, int32(1<<20+r.IntN(4<<20))
+	}
 	data := kvv1.DatasetBytesF(s.Dataset)
 	switch r.IntN(3) {
 	case 0:
@@ -95,13 +102,14 @@ var _ = Describe("memory rule", func() {
 	})
 
 	It("counts default memtables times their count", func() {
-		// rocksdb: 8Mi cache + 6 x 64Mi memtables + 256Mi overhead + 64Mi tmpfs data = 712Mi.
-		b := base().Memory("700Mi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB,
+		// rocksdb: 8Mi cache + 6 x 64Mi memtables + 256Mi overhead + 2 x 4 threads x 1Mi value buffers
+		// + 64Mi tmpfs data = 720Mi.
+		b := base().Memory("719Mi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB,
 			Options: kvv1.EngineOptions{MaxWriteBufferNumber: ptr.To[int32](6)}}).Obj()
 		err := dryRunCreate(b)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("resources.memory is too small: it must hold"))
-		b.Spec.Resources.Memory = resource.MustParse("712Mi")
+		b.Spec.Resources.Memory = resource.MustParse("720Mi")
 		Expect(dryRunCreate(b)).To(Succeed())
 	})
 })

@@ -96,13 +96,13 @@ func DatasetBytes(d kvv1.DatasetSpec) int64 {
 }
 
 // TmpfsBytes is the sizeLimit of a tmpfs run's emptyDir: storage.size if set, else everything the
-// memory limit leaves after what the engine allocates (caches, memtables) and the overhead, the
+// memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and the overhead, the
 // same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this holds the dataset.
 func TmpfsBytes(b *kvv1.KVBenchmark, e kvv1.EngineSpec) *resource.Quantity {
 	if b.Spec.Storage.Size != nil {
 		q := b.Spec.Storage.Size.DeepCopy()
 		return &q
 	}
-	n := b.Spec.Resources.Memory.Value() - MemoryOverheadBytes - int64(math.Ceil(kvv1.EngineMemoryBytes(e)))
+	n := b.Spec.Resources.Memory.Value() - MemoryOverheadBytes - int64(math.Ceil(kvv1.EngineMemoryBytes(e)+kvv1.RunnerBufferBytes(&b.Spec)))
 	return resource.NewQuantity(n, resource.BinarySI)
 }

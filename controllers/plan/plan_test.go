@@ -125,15 +125,15 @@ func TestTmpfsBytes(t *testing.T) {
 		want string
 	}{
 		"storage.size wins": {w.MakeKVBenchmark("b", "ns").Storage(kvv1.MediumTmpfs, "700Mi", "").Obj(), kvv1.EngineSpec{}, "700Mi"},
-		// rocksdb defaults: 8Mi block cache, 2 x 64Mi memtables.
+		// rocksdb defaults: 8Mi block cache, 2 x 64Mi memtables; threads [1, 4]: 2 x 4 x 1Mi value buffers.
 		"memory minus default cache, memtables and overhead": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(),
-			kvv1.EngineSpec{Name: kvv1.EngineRocksDB}, "632Mi"},
+			kvv1.EngineSpec{Name: kvv1.EngineRocksDB}, "624Mi"},
 		"memory minus cache, point-lookup cache, memtables and overhead": {w.MakeKVBenchmark("b", "ns").Memory("2Gi").Obj(),
 			kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: ptr.To(resource.MustParse("512Mi")),
 				OptimizeForPointLookup: ptr.To(resource.MustParse("100Mi")), WriteBufferSize: ptr.To(resource.MustParse("16Mi")),
-				MaxWriteBufferNumber: ptr.To[int32](4)}}, "1116Mi"},
+				MaxWriteBufferNumber: ptr.To[int32](4)}}, "1108Mi"},
 		// leveldb and pebble: 4Mi x 2 memtables by default.
-		"pebble defaults": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "752Mi"},
+		"pebble defaults": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "744Mi"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
