@@ -188,7 +188,9 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("nodeSelector key with an upper-case prefix", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Placement.NodeSelector = map[string]string{"Example.COM/disk": "nvme"}
 		}), "placement.nodeSelector keys must be label keys"),
-		Entry("nodeSelector value longer than a label value", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Placement.NodeSelector = map[string]string{"disk": strings.Repeat("n", 64)} }), "placement.nodeSelector values must be label values"),
+		Entry("nodeSelector value longer than a label value", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.NodeSelector = map[string]string{"disk": strings.Repeat("n", 64)}
+		}), "placement.nodeSelector values must be label values"),
 		Entry("toleration effect misspelt", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: "NoSchedul"}}
 		}), "placement.tolerations effect must be NoSchedule, PreferNoSchedule or NoExecute"),
