@@ -73,6 +73,20 @@ test: test-unit test-e2e ## Everything CI runs: test-unit, then the e2e suite on
 test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, runner (real engines) and envtest suites; no cluster.
 	KUBEBUILDER_ASSETS=$$(K8S_VERSION=$(K8S_VERSION) WHAT="kube-apiserver etcd" hack/k8s-binaries.sh) \
 		go test $(GO_TEST_FLAGS) ./...
+	$(MAKE) fuzz
+
+# Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
+# Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
+FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzFromLog ./controllers/archive:FuzzDecompress \
+	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse
+FUZZTIME ?= 8s
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME (default 8s each, about 40s in all once built).
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($${t%%:*}, $(FUZZTIME))"; \
+		go test $${t%%:*} -run='^$$' -fuzz="^$${t#*:}$$" -fuzztime=$(FUZZTIME); \
+	done
 
 ##@ Cluster (local single-node e2e cluster; owner: cluster/e2e. See docs/cluster.md)
 

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -48,7 +49,7 @@ func main() {
 // options are the manager's flags.
 type options struct {
 	metricsAddr, probeAddr, leaderElectionNamespace string
-	leaderElect                                     bool
+	leaderElect, metricsSecure                      bool
 	config                                          controllers.Config
 }
 
@@ -56,6 +57,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	defaults := render.DefaultOptions()
 	var o options
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus /metrics endpoint (0 disables it).")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS, only to callers authenticated by a TokenReview and allowed `get` on the /metrics non-resource URL (SubjectAccessReview); false serves plain HTTP to anyone.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles.")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
@@ -90,6 +92,17 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	return o, zapOpts, nil
 }
 
+// metricsOptions serves /metrics as kubebuilder v4 scaffolds it: HTTPS (a self-signed certificate
+// controller-runtime generates at start) behind authentication and authorization, so the series of
+// every tenant's benchmarks are not readable by anyone who reaches the pod.
+func metricsOptions(o options) metricsserver.Options {
+	opts := metricsserver.Options{BindAddress: o.metricsAddr, SecureServing: o.metricsSecure}
+	if o.metricsSecure {
+		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return opts
+}
+
 // run starts the manager and blocks until ctx ends.
 func run(ctx context.Context, cfg *rest.Config, o options) error {
 	log := ctrl.Log.WithName("setup")
@@ -102,7 +115,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "kvbench-operator.kvbench.io",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -14,12 +15,16 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -91,9 +96,10 @@ func TestManager(t *testing.T) {
 			return code, err
 		}, 10*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK), path)
 	}
+	token := metricsToken(t, ctx, cfg, k8s, "scraper", true)
 	var scraped string
 	g.Eventually(func() (string, error) {
-		_, body, err := httpGet("http://" + metricsAddr + "/metrics")
+		_, body, err := httpsGet("https://"+metricsAddr+"/metrics", token)
 		scraped = body
 		return body, err
 	}, 10*time.Second, 100*time.Millisecond).Should(And(
@@ -105,6 +111,73 @@ func TestManager(t *testing.T) {
 	// Every metric and label the chart's dashboard uses is one the operator (this process) or the
 	// runner registers.
 	t.Run("dashboard queries use registered series", func(t *testing.T) { checkDashboard(t, scraped) })
+	t.Run("metrics need authentication and authorization", func(t *testing.T) { checkMetricsAuth(t, ctx, cfg, k8s, metricsAddr) })
+}
+
+// The metrics endpoint serves only authenticated callers allowed `get` on /metrics.
+func checkMetricsAuth(t *testing.T, ctx context.Context, cfg *rest.Config, k8s client.Client, metricsAddr string) {
+	g := NewWithT(t)
+	url := "https://" + metricsAddr + "/metrics"
+	code, _, err := httpsGet(url, "")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(code).To(Equal(http.StatusUnauthorized), "no token")
+	// controller-runtime's filter answers 500 when the TokenReview of a malformed token fails, 401 when it
+	// does not authenticate; either way no metrics.
+	code, body, err := httpsGet(url, "not-a-token")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(code).To(BeNumerically(">=", 400), "a token the API server does not know")
+	g.Expect(body).NotTo(ContainSubstring("kvbench_"))
+	code, _, err = httpsGet(url, metricsToken(t, ctx, cfg, k8s, "nosy", false))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(code).To(Equal(http.StatusForbidden), "a service account without get on /metrics")
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	g.Expect(err).NotTo(HaveOccurred())
+	resp.Body.Close()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "plain HTTP is not served")
+}
+
+// metricsToken returns a token of service account name in default, bound to the metrics-reader
+// ClusterRole of config/rbac when allowed.
+func metricsToken(t *testing.T, ctx context.Context, cfg *rest.Config, k8s client.Client, name string, allowed bool) string {
+	g := NewWithT(t)
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
+	g.Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, sa))).To(Succeed())
+	if allowed {
+		raw, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "config", "rbac", "metrics_reader_role.yaml"))
+		g.Expect(err).NotTo(HaveOccurred())
+		role := &rbacv1.ClusterRole{}
+		g.Expect(yaml.Unmarshal(raw, role)).To(Succeed())
+		g.Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, role))).To(Succeed())
+		g.Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name + "-metrics-reader"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: "default"}},
+		}))).To(Succeed())
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	g.Expect(err).NotTo(HaveOccurred())
+	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
+}
+
+// httpsGet gets url with a bearer token, trusting the manager's self-signed certificate.
+func httpsGet(url, token string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
 }
 
 // checkConfigManifests dry-run creates every object under config/ whose kind the API server knows

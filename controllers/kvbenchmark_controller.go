@@ -130,7 +130,8 @@ type KVBenchmarkReconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// Leader election only: a Role in the operator's namespace (config/rbac, the chart), never cluster-wide Leases.
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kvbench-system,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
 // Reconcile brings one KVBenchmark one step closer to done: observe every planned run, create
 // the missing Jobs, archive and clean up finished runs, and write status (always, also when a
@@ -522,10 +523,7 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	if err != nil {
 		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
 	}
-	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("create ConfigMap %s: %w", cm.Name, err)
-	}
-	return &kvv1.ResultArchive{ConfigMap: cm.Name, Dropped: dropped}, nil
+	return r.storeArchive(ctx, b, cm, dropped)
 }
 
 // LogOpener opens a container's log.
@@ -562,6 +560,9 @@ func (r *KVBenchmarkReconciler) freeSlots(ctx context.Context) (int, error) {
 	seen := map[types.NamespacedName]bool{}
 	active := 0
 	for _, j := range all.Items {
+		if !controlledByBenchmark(&j) {
+			continue // a copied label does not take a slot
+		}
 		seen[types.NamespacedName{Namespace: j.Namespace, Name: j.Name}] = true
 		if !jobFinished(&j) && j.DeletionTimestamp.IsZero() {
 			active++

@@ -20,6 +20,7 @@ import (
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -196,11 +197,13 @@ var _ = Describe("KVBenchmark controller", func() {
 		By("the full results are archived in ConfigMaps owned by the benchmark")
 		eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
 		got = eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
-		Expect(got.Status.Runs[0].FullResult).To(Equal(&kvv1.ResultArchive{ConfigMap: "happy-rocksdb-result"}))
+		Expect(got.Status.Runs[0].FullResult.ConfigMap).To(Equal("happy-rocksdb-result"))
+		Expect(got.Status.Runs[0].FullResult.Error).To(BeEmpty())
 		var cm corev1.ConfigMap
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "happy-rocksdb-result"}, &cm)).To(Succeed())
 		Expect(metav1.IsControlledBy(&cm, got)).To(BeTrue())
-		archived, err := archive.FromConfigMap(&cm)
+		Expect(got.Status.Runs[0].FullResult.SHA256).To(Equal(archive.Digest(&cm)), "status records the stored bytes' sha256")
+		archived, err := archive.FromConfigMap(&cm, got, got.Status.Runs[0].FullResult.SHA256)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(apiequality.Semantic.DeepEqual(archived, rocksFull)).To(BeTrue(), "the archive holds the runner's full result")
 		Expect(got.Status.Runs[1].FullResult.ConfigMap).To(BeEmpty())
@@ -600,6 +603,51 @@ var _ = Describe("KVBenchmark controller", func() {
 			summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 1000, 10))))
 		setJobStatus(first, true, "", "", t0, t0.Add(time.Minute))
 		eventuallyJob(ns, "second-rocksdb")
+	})
+
+	It("reports a ConfigMap planted under the archive's name instead of trusting it", func() {
+		op = startOperator(operatorOpts{})
+		ns := newNamespace()
+		b := w.MakeKVBenchmark("forged", ns).Obj()
+		Expect(k8s.Create(ctx, b)).To(Succeed())
+		k := key(b)
+		job := eventuallyJob(ns, "forged-rocksdb")
+		// A tenant pre-creates the archive, even with a controller reference to the benchmark.
+		planted := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: archive.Name(job.Name), Namespace: ns,
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(getBench(k), kvv1.GroupVersion.WithKind("KVBenchmark"))}},
+			BinaryData: map[string][]byte{archive.DataKey: []byte("forged")},
+		}
+		Expect(k8s.Create(ctx, planted)).To(Succeed())
+		startJob(job, t0)
+		pod := makePod(job, "node-a")
+		op.logs.set(pod, runnerLog(fullResult(kvv1.EngineRocksDB, 3)))
+		setPodStatus(pod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed",
+			summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 1000, 10))))
+		setJobStatus(job, true, "", "", t0, t0.Add(time.Minute))
+		got := eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		fr := got.Status.Runs[0].FullResult
+		Expect(fr.ConfigMap).To(BeEmpty(), "a planted ConfigMap is never recorded as the archive")
+		Expect(fr.SHA256).To(BeEmpty())
+		Expect(fr.Error).To(ContainSubstring("not an archive the operator wrote"))
+	})
+
+	It("does not count a labelled Job that no KVBenchmark controls against the concurrency limit", func() {
+		op = startOperator(operatorOpts{config: Config{MaxConcurrentRuns: 1, SlotRetry: time.Hour}})
+		ns := newNamespace()
+		// Another tenant's Job with the operator's labels copied: active, but controlled by nothing.
+		foreign := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: "squatter", Namespace: ns, Labels: map[string]string{
+				render.LabelManagedBy: render.ManagerName, render.LabelBenchmark: "squatter", render.LabelRun: "rocksdb"}},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever,
+				Containers:    []corev1.Container{{Name: "c", Image: "busybox:1.36"}},
+			}}},
+		}
+		Expect(k8s.Create(ctx, foreign)).To(Succeed())
+		Expect(k8s.Create(ctx, w.MakeKVBenchmark("tenant", ns).Obj())).To(Succeed())
+		eventuallyJob(ns, "tenant-rocksdb")
+		Expect(getBench(client.ObjectKey{Namespace: ns, Name: "tenant"}).Status.Runs[0].Reason).NotTo(Equal(kvv1.ReasonWaitingForSlot))
 	})
 })
 

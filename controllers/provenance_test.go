@@ -69,7 +69,7 @@ var _ = Describe("provenance", func() {
 
 		cm := &corev1.ConfigMap{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: got.Status.Runs[0].FullResult.ConfigMap}, cm)).To(Succeed())
-		res, err := archive.FromConfigMap(cm)
+		res, err := archive.FromConfigMap(cm, got, got.Status.Runs[0].FullResult.SHA256)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Provenance.ImageDigest).To(Equal(testDigest))
 		Expect(res.Provenance.Node.InstanceType).To(Equal("m6id.large"))

@@ -49,7 +49,7 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 			logf.FromContext(ctx).Info("cannot read the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
 			continue
 		}
-		res, err := archive.FromConfigMap(&cm)
+		res, err := archive.FromConfigMap(&cm, b, run.FullResult.SHA256)
 		if err != nil {
 			logf.FromContext(ctx).Info("cannot decode the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
 			continue

@@ -80,7 +80,7 @@ var _ = Describe("phases the runner streams", func() {
 		Expect(got.Status.Runs[0].FullResult.ConfigMap).To(Equal("stream-rocksdb-result"))
 		var cm corev1.ConfigMap
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "stream-rocksdb-result"}, &cm)).To(Succeed())
-		full, err := archive.FromConfigMap(&cm)
+		full, err := archive.FromConfigMap(&cm, got, got.Status.Runs[0].FullResult.SHA256)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(full.Phases).To(HaveLen(2))
 		Expect(full.Error).To(ContainSubstring("without its result line"))

@@ -69,7 +69,7 @@ c = dep["spec"]["template"]["spec"]["containers"][0]
 if c["image"] != "localhost/kvbench-operator:v1.2.3": errs.append("image " + c["image"])
 args = dict(a[2:].split("=", 1) for a in c["args"])
 want = {"runner-image": "localhost/kvbench-runner:v1.2.3", "max-concurrent-runs": "3", "leader-elect": "true",
-        "metrics-bind-address": ":8080", "health-probe-bind-address": ":8081",
+        "metrics-bind-address": ":8080", "metrics-secure": "true", "health-probe-bind-address": ":8081",
         "nvme-node-label": "feature.node.kubernetes.io/storage-nonrotationaldisk=true", "local-nvme-storage-class": "local-nvme", "unschedulable-timeout": "10m"}
 for k, v in want.items():
     if args.get(k) != v: errs.append(f"arg --{k}={args.get(k)} want {v}")

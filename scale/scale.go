@@ -21,10 +21,6 @@ import (
 
 const (
 	mi = int64(1) << 20
-	// overhead is what the CRD reserves besides the dataset and block cache (256Mi), plus headroom.
-	overhead = 256 * mi
-	// memtableDefault is the write buffer an engine uses when the spec leaves it unset (RocksDB's 64Mi).
-	memtableDefault = 64 * mi
 )
 
 // Floors: below these, engines misbehave or the phase measures nothing.
@@ -74,7 +70,6 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 		s.Dataset.Num = &n
 	}
 
-	maxCache, maxMemtables := int64(0), int64(0)
 	for i := range s.Engines {
 		o := &s.Engines[i].Options
 		o.CacheSize = scaleQ(o.CacheSize, r, minBuffer)
@@ -82,23 +77,7 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 		o.TargetFileSizeBase = scaleQ(o.TargetFileSizeBase, r, minBuffer)
 		o.MaxBytesForLevelBase = scaleQ(o.MaxBytesForLevelBase, r, minLevelBase)
 		o.OptimizeForPointLookup = scaleQ(o.OptimizeForPointLookup, r, minBuffer)
-		if o.CacheSize != nil {
-			maxCache = max(maxCache, o.CacheSize.Value())
-		}
-		if o.OptimizeForPointLookup != nil {
-			maxCache = max(maxCache, o.OptimizeForPointLookup.Value())
-		}
-		maxMemtables = max(maxMemtables, memtables(o))
 	}
-
-	// The memory limit keeps its ratio to the dataset (it is the page-cache cap), but must still hold
-	// what the pod needs: block cache, memtables and overhead, plus the database itself on tmpfs.
-	need := maxCache + maxMemtables + overhead
-	if s.Storage.Medium == kvv1.MediumTmpfs {
-		need += int64(newBytes)
-	}
-	mem := max(float64(s.Resources.Memory.Value())*r, float64(need))
-	s.Resources.Memory = *mib(mem, 256)
 
 	if s.Storage.Size != nil {
 		floor := newBytes
@@ -107,6 +86,16 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 		}
 		s.Storage.Size = mib(max(float64(s.Storage.Size.Value())*r, floor), 1)
 	}
+
+	// The memory limit keeps its ratio to the dataset (it is the page-cache cap), but must still hold
+	// everything the CRD's memory rule counts (kvv1.MemoryNeed: caches, memtables x their count,
+	// overhead, and the data on tmpfs), so a scaled spec is always accepted and never OOM-killed
+	// for memory the engine was configured to take.
+	need := 0.0
+	for _, e := range s.Engines {
+		need = max(need, kvv1.MemoryNeed(s, e))
+	}
+	s.Resources.Memory = *mib(max(float64(s.Resources.Memory.Value())*r, need), 256)
 
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
@@ -149,18 +138,6 @@ func datasetBytes(d kvv1.DatasetSpec, entry float64) (float64, error) {
 		return float64(*d.Num) * entry, nil
 	}
 	return 0, fmt.Errorf("the dataset has neither a size nor a key count")
-}
-
-// memtables is the most memory the engine's write buffers can take.
-func memtables(o *kvv1.EngineOptions) int64 {
-	size, n := memtableDefault, int64(2)
-	if o.WriteBufferSize != nil {
-		size = o.WriteBufferSize.Value()
-	}
-	if o.MaxWriteBufferNumber != nil {
-		n = int64(*o.MaxWriteBufferNumber)
-	}
-	return size * n
 }
 
 func scaleQ(q *resource.Quantity, r float64, floor int64) *resource.Quantity {

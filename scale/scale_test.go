@@ -170,3 +170,42 @@ func ptrString(q *resource.Quantity) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A memtable count kept at full size with the engine's default write buffer (rocksdb: 64Mi) is
+// memory the scaled pod must still hold: 8Mi cache + 6 x 64Mi + 256Mi = 648Mi, rounded up to 768Mi.
+func TestBenchmarkMemoryHoldsDefaultMemtablesTimesTheirCount(t *testing.T) {
+	b := seed002()
+	b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{MaxWriteBufferNumber: ptr.To[int32](6)}}}
+	got, err := Benchmark(b, Target{Size: q("32Mi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Spec.Resources.Memory.String(); m != "768Mi" {
+		t.Errorf("memory %s, want 768Mi (8Mi cache + 6 x 64Mi memtables + 256Mi overhead, in 256Mi steps)", m)
+	}
+	if !kvv1.MemoryFits(&got.Spec) {
+		t.Errorf("scaled spec does not hold its MemoryNeed %.0f", kvv1.MemoryNeed(&got.Spec, got.Spec.Engines[0]))
+	}
+}
+
+// Every scaled spec holds what the CRD's memory rule counts, for every medium and engine mix.
+func TestBenchmarkAlwaysFitsTheMemoryRule(t *testing.T) {
+	for _, medium := range []kvv1.StorageMedium{kvv1.MediumTmpfs, kvv1.MediumLocalNVMe} {
+		for _, target := range []string{"1Mi", "16Mi", "256Mi", "3Gi", "100Gi"} {
+			b := seed002()
+			b.Spec.Engines = append(b.Spec.Engines, kvv1.EngineSpec{Name: kvv1.EnginePebble,
+				Options: kvv1.EngineOptions{MaxWriteBufferNumber: ptr.To[int32](8)}})
+			b.Spec.Storage.Medium = medium
+			if medium == kvv1.MediumTmpfs {
+				b.Spec.Storage.Size = nil
+			}
+			got, err := Benchmark(b, Target{Size: q(target)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !kvv1.MemoryFits(&got.Spec) {
+				t.Errorf("%s %s: memory %s below the rule", medium, target, got.Spec.Resources.Memory.String())
+			}
+		}
+	}
+}

@@ -37,6 +37,7 @@ type EngineSpec struct {
 type EngineOptions struct {
 	// CacheSize is the block cache size (db_bench --cache_size).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="cacheSize must not be negative"
 	CacheSize *resource.Quantity `json:"cacheSize,omitempty"`
 	// BloomBits is bits per key of the bloom filter; 0 disables it (--bloom_bits).
 	// +kubebuilder:validation:Minimum=0
@@ -45,19 +46,23 @@ type EngineOptions struct {
 	BloomBits *int32 `json:"bloomBits,omitempty"`
 	// WriteBufferSize is the memtable size (--write_buffer_size).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('64Ki')) >= 0 && quantity(string(self)).compareTo(quantity('4Gi')) < 0",message="writeBufferSize must be at least 64Ki (RocksDB and LevelDB silently raise smaller ones) and below 4Gi (the Pebble limit)"
 	WriteBufferSize *resource.Quantity `json:"writeBufferSize,omitempty"`
 	// MaxWriteBufferNumber is the number of memtables (--max_write_buffer_number).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
 	// +optional
 	MaxWriteBufferNumber *int32 `json:"maxWriteBufferNumber,omitempty"`
 	// BlockSize is the data block size (--block_size).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="blockSize must be greater than 0"
 	BlockSize *resource.Quantity `json:"blockSize,omitempty"`
 	// Compression of data blocks (--compression_type).
 	// +optional
 	Compression *Compression `json:"compression,omitempty"`
 	// MaxOpenFiles limits open table files; -1 means unlimited (--open_files).
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:XValidation:rule="self != 0",message="maxOpenFiles 0 opens no table file: use -1 for unlimited or a positive limit"
 	// +optional
 	MaxOpenFiles *int32 `json:"maxOpenFiles,omitempty"`
 	// Level0FileNumCompactionTrigger (--level0_file_num_compaction_trigger).
@@ -74,12 +79,15 @@ type EngineOptions struct {
 	Level0StopWritesTrigger *int32 `json:"level0StopWritesTrigger,omitempty"`
 	// TargetFileSizeBase (--target_file_size_base).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="targetFileSizeBase must be greater than 0"
 	TargetFileSizeBase *resource.Quantity `json:"targetFileSizeBase,omitempty"`
 	// MaxBytesForLevelBase (--max_bytes_for_level_base).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="maxBytesForLevelBase must be greater than 0"
 	MaxBytesForLevelBase *resource.Quantity `json:"maxBytesForLevelBase,omitempty"`
 	// MaxBackgroundJobs (--max_background_jobs).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
 	// +optional
 	MaxBackgroundJobs *int32 `json:"maxBackgroundJobs,omitempty"`
 	// DisableWAL turns the write-ahead log off (--disable_wal).
@@ -97,9 +105,11 @@ type EngineOptions struct {
 	PlainTable *bool `json:"plainTable,omitempty"`
 	// OptimizeForPointLookup calls RocksDB's OptimizeForPointLookup with this block cache size (seed 002).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('1Mi')) >= 0",message="optimizeForPointLookup is a block cache size in whole MiB and must be at least 1Mi"
 	OptimizeForPointLookup *resource.Quantity `json:"optimizeForPointLookup,omitempty"`
 	// IncreaseParallelism calls RocksDB's IncreaseParallelism with this many threads (seed 002).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
 	// +optional
 	IncreaseParallelism *int32 `json:"increaseParallelism,omitempty"`
 	// Statistics creates RocksDB's Statistics object (--statistics): tickers such as block cache

@@ -18,6 +18,7 @@ import (
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/scale"
 	"github.com/kvbench/kvbench-operator/test/envtest"
+	"github.com/kvbench/kvbench-operator/test/examples"
 )
 
 // readExamples decodes every KVBenchmark document of examples/*.yaml (strictly: a misspelt field fails).
@@ -45,13 +46,16 @@ func readExamples() map[string][]*kvv1.KVBenchmark {
 }
 
 var _ = Describe("examples (one per seed document)", func() {
-	It("are accepted by the API server at full size and scaled down by their one size field", func() {
+	It("are accepted by the API server at full size, at their e2e size and scaled down by their one size field", func() {
 		ctx := context.Background()
-		for file, bs := range readExamples() {
+		all := readExamples()
+		Expect(all).To(HaveLen(len(examples.Scale)), "every example has an e2e size in test/examples.Scale")
+		for file, bs := range all {
+			Expect(examples.Scale).To(HaveKey(file))
 			for _, b := range bs {
 				b.Namespace = ns
 				Expect(k8s.Create(ctx, b.DeepCopy(), client.DryRunAll)).To(Succeed(), "%s %s at full size", file, b.Name)
-				targets := []scale.Target{{Size: ptr.To(resource.MustParse("64Mi"))}, {Size: ptr.To(resource.MustParse("1Gi"))}}
+				targets := []scale.Target{examples.Scale[file], {Size: ptr.To(resource.MustParse("64Mi"))}, {Size: ptr.To(resource.MustParse("1Gi"))}}
 				if b.Spec.Dataset.Num != nil {
 					targets = append(targets, scale.Target{Num: ptr.To[int64](100_000)})
 				}
@@ -59,6 +63,7 @@ var _ = Describe("examples (one per seed document)", func() {
 					small, err := scale.Benchmark(b, t)
 					Expect(err).NotTo(HaveOccurred(), "%s %s", file, b.Name)
 					Expect(k8s.Create(ctx, small, client.DryRunAll)).To(Succeed(), "%s %s scaled to %+v", file, b.Name, t)
+					Expect(kvv1.MemoryFits(&small.Spec)).To(BeTrue(), "%s %s scaled to %+v: memory below MemoryNeed", file, b.Name, t)
 				}
 			}
 		}

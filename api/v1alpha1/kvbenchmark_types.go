@@ -92,8 +92,11 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: results must describe the spec that produced them; create a new KVBenchmark to change the experiment"
 // +kubebuilder:validation:XValidation:rule="!has(self.dataset.size) || !has(self.storage.size) || quantity(string(self.storage.size)).compareTo(quantity(string(self.dataset.size))) >= 0",message="storage.size must be at least dataset.size"
-// +kubebuilder:validation:XValidation:rule="self.storage.medium != 'tmpfs' || self.engines.all(e, quantity(string(self.resources.memory)).asInteger() >= (has(self.storage.size) ? quantity(string(self.storage.size)).asInteger() : (has(self.dataset.size) ? quantity(string(self.dataset.size)).asInteger() : (has(self.dataset.num) ? self.dataset.num * (self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0))) + (has(e.options) && has(e.options.cacheSize) ? quantity(string(e.options.cacheSize)).asInteger() : 0) + 268435456)",message="tmpfs: resources.memory must hold the dataset (or storage.size) plus the engine's cacheSize plus 256Mi overhead, because tmpfs pages are charged to the pod's memory limit"
-// +kubebuilder:validation:XValidation:rule="self.engines.all(e, !has(e.options) || !has(e.options.cacheSize) || quantity(string(self.resources.memory)).compareTo(quantity(string(e.options.cacheSize)).add(quantity('256Mi'))) >= 0)",message="resources.memory must exceed every engine's cacheSize by at least 256Mi (the memory limit caps block cache plus page cache)"
+// +kubebuilder:validation:XValidation:rule="self.engines.all(e, quantity(string(self.resources.memory)).asApproximateFloat() >= (has(e.options) && has(e.options.cacheSize) ? quantity(string(e.options.cacheSize)).asApproximateFloat() : 8388608.0) + (has(e.options) && has(e.options.optimizeForPointLookup) ? quantity(string(e.options.optimizeForPointLookup)).asApproximateFloat() : 0.0) + (has(e.options) && has(e.options.writeBufferSize) ? quantity(string(e.options.writeBufferSize)).asApproximateFloat() : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + 268435456.0 + double([self.threads.max(), self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? w.threads.max() : 0).max()].max()) * (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.max > 1048576 ? double(self.dataset.valueSizeRange.max) : 1048576.0) : (self.dataset.valueSize > 1048576 ? double(self.dataset.valueSize) : 1048576.0)) * 2.0 + (self.storage.medium != 'tmpfs' ? 0.0 : has(self.storage.size) ? quantity(string(self.storage.size)).asApproximateFloat() : has(self.dataset.size) ? quantity(string(self.dataset.size)).asApproximateFloat() : has(self.dataset.num) ? double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0.0))",message="resources.memory is too small: it must hold, for every engine, its block cache (cacheSize, 8Mi when unset) + optimizeForPointLookup's cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead, plus the runner's value buffers (2 x the largest thread count x max(1Mi, the largest value): one per thread, and Go's heap headroom), and on tmpfs also the data (storage.size, else the dataset), because tmpfs pages are charged to the pod's memory limit"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset.num) || !has(self.storage.size) || quantity(string(self.storage.size)).asApproximateFloat() >= double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))",message="storage.size must hold the dataset: num x (keySize + average value size) bytes"
+// +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.storage.medium != 'tmpfs'",message="cacheMode direct (O_DIRECT) does not work on tmpfs: use warm or cold, or a localNVMe or persistentVolume medium"
+// +kubebuilder:validation:XValidation:rule="!self.workloads.exists(w, w.name == 'dbbench') || self.engines.all(e, e.name == 'rocksdb')",message="a dbbench workload runs RocksDB's db_bench, so every engine must be rocksdb (other engines would report db_bench's RocksDB numbers under their name)"
+// +kubebuilder:validation:XValidation:rule="self.workloads.all(w, w.name != 'dbbench' || ((has(w.threads) && size(w.threads) > 0) ? w.threads : self.threads) == [has(w.dbBenchArgs) && w.dbBenchArgs.exists(a, a.matches('^--?threads=[0-9]+$')) ? int(w.dbBenchArgs.filter(a, a.matches('^--?threads=[0-9]+$'))[0].split('=')[1]) : 1])",message="a dbbench workload runs db_bench once per thread count, and db_bench takes its thread count from --threads (default 1): give the workload one thread count (threads: [N]), equal to its --threads=N"
 // +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.engines.all(e, e.name == 'rocksdb')",message="cacheMode direct (O_DIRECT) is supported by rocksdb only"
 // +kubebuilder:validation:XValidation:rule="self.engines.all(e, !has(e.options) || !has(e.options.plainTable) || !e.options.plainTable || (has(self.dataset.prefixSize) && self.dataset.prefixSize > 0))",message="plainTable needs dataset.prefixSize > 0 (the prefix extractor length)"
 type KVBenchmarkSpec struct {
@@ -111,6 +114,7 @@ type KVBenchmarkSpec struct {
 	// Dataset is loaded once per run, before the workloads.
 	// +kubebuilder:validation:XValidation:rule="has(self.size) != has(self.num)",message="dataset: set exactly one of size and num"
 	// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="dataset.size must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!has(self.size) || (quantity(string(self.size)).asApproximateFloat() >= double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize)) && quantity(string(self.size)).asApproximateFloat() <= 1099511627776.0 * double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize)))",message="dataset.size must hold between one key-value pair (keySize + average value size bytes) and 2^40 keys (the runner's limit)"
 	// +kubebuilder:validation:XValidation:rule="!has(self.valueSizeRange) || self.valueSizeRange.min <= self.valueSizeRange.max",message="dataset.valueSizeRange.min must not exceed max"
 	// +kubebuilder:validation:XValidation:rule="!has(self.prefixSize) || self.prefixSize <= self.keySize",message="dataset.prefixSize must not exceed keySize"
 	// +kubebuilder:validation:XValidation:rule="!has(self.keysPerPrefix) || self.keysPerPrefix == 0 || (has(self.prefixSize) && self.prefixSize > 0)",message="dataset.keysPerPrefix needs prefixSize > 0"
@@ -166,6 +170,7 @@ type KVBenchmarkSpec struct {
 	// RunnerImage overrides the operator's default runner image. It needs a version tag or digest
 	// (not latest), so that IfNotPresent never pulls a different build.
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\\\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]+)?/)?[a-z0-9]+((\\\\.|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+((\\\\.|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$')",message="runnerImage is not an image reference: [registry[:port]/]lower-case/path[:tag][@sha256:digest]"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[^ ]+(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$') && !self.endsWith(':latest')",message="runnerImage needs a version tag or a sha256 digest, and not :latest"
 	// +optional
 	RunnerImage string `json:"runnerImage,omitempty"`
@@ -227,11 +232,13 @@ type StorageSpec struct {
 	// Medium of the database volume.
 	Medium StorageMedium `json:"medium"`
 	// Size is the PVC request (localNVMe, persistentVolume) or the tmpfs sizeLimit (default: the
-	// memory limit minus cache and overhead).
+	// memory limit minus caches, memtables and overhead).
 	// +optional
 	Size *resource.Quantity `json:"size,omitempty"`
 	// StorageClassName of the PVC. For localNVMe it defaults to the operator's --local-nvme-storage-class.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +optional
 	StorageClassName *string `json:"storageClassName,omitempty"`
 }
@@ -282,6 +289,8 @@ type PlacementSpec struct {
 	MaxNodes *int32 `json:"maxNodes,omitempty"`
 	// NodeSelector is merged with the NVMe node label for localNVMe.
 	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 63)",message="placement.nodeSelector values must be label values of at most 63 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$') && k.indexOf('/') <= 253)",message="placement.nodeSelector keys must be label keys: [prefix/]name, the name at most 63 of [A-Za-z0-9-_.] beginning and ending alphanumeric, the prefix a DNS subdomain"
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Affinity of the runner pods; the operator adds its anti-affinity term when exclusive.
@@ -291,11 +300,11 @@ type PlacementSpec struct {
 	// key and value syntax only when the Job is created (CEL regexes over unbounded strings exceed
 	// the CRD's cost budget), which fails the run with the server's message.
 	// +kubebuilder:validation:MaxItems=32
-	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator == 'Exists' || t.operator == 'Equal')",message="placement.tolerations: operator must be Exists or Equal"
-	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="placement.tolerations: value must be empty when operator is Exists"
-	// +kubebuilder:validation:XValidation:rule="self.all(t, (has(t.key) && t.key != '') || (has(t.operator) && t.operator == 'Exists'))",message="placement.tolerations: an empty key needs operator Exists"
-	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.effect) || t.effect == '' || t.effect == 'NoSchedule' || t.effect == 'PreferNoSchedule' || t.effect == 'NoExecute')",message="placement.tolerations: effect must be NoSchedule, PreferNoSchedule or NoExecute"
-	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds) || (has(t.effect) && t.effect == 'NoExecute'))",message="placement.tolerations: tolerationSeconds needs effect NoExecute"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.effect) || t.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",message="placement.tolerations effect must be NoSchedule, PreferNoSchedule or NoExecute (empty matches all)"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator in ['Exists', 'Equal'])",message="placement.tolerations operator must be Exists or Equal"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="placement.tolerations: operator Exists takes no value"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, has(t.key) && t.key != '' || has(t.operator) && t.operator == 'Exists')",message="placement.tolerations: an empty key needs operator Exists (it matches every taint)"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds) || has(t.effect) && t.effect == 'NoExecute')",message="placement.tolerations tolerationSeconds applies to effect NoExecute only"
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 	// Exclusive keeps other runners off a node while this one runs (required pod anti-affinity), so
@@ -386,6 +395,10 @@ type ResultArchive struct {
 	// ConfigMap holding the result as gzip-compressed JSON under the key result.json.gz.
 	// +optional
 	ConfigMap string `json:"configMap,omitempty"`
+	// SHA256 is the hex sha256 of the stored (compressed) archive bytes: readers trust the ConfigMap
+	// only if this KVBenchmark is its controller and its content has this digest.
+	// +optional
+	SHA256 string `json:"sha256,omitempty"`
 	// Dropped names the parts left out so the ConfigMap stays within the API server's object
 	// size limit (intervals: the throughput time series; engineDumps: the engines' text dumps).
 	// +optional

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/test/envtest"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -73,10 +76,10 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("pebble option it lacks (plainTable)", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 8 }).Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{PlainTable: ptr.To(true)}}), "pebble does not support the options"),
 		Entry("leveldb compression zstd", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionZstd)}}), "leveldb does not support compression"),
 		Entry("pebble compression lz4", base().Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionLZ4)}}), "pebble does not support compression"),
-		Entry("tmpfs memory below dataset + overhead", base().DatasetSize("1Gi").Memory("1Gi"), "tmpfs: resources.memory must hold the dataset"),
-		Entry("tmpfs memory below dataset + cache + overhead", base().DatasetSize("512Mi").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("300Mi")}}), "tmpfs: resources.memory must hold the dataset"),
-		Entry("tmpfs memory below a num-based dataset", base().DatasetNum(10_000_000).Memory("1Gi"), "tmpfs: resources.memory must hold the dataset"),
-		Entry("tmpfs memory below storage.size", base().Storage(kvv1.MediumTmpfs, "2Gi", "").Memory("2Gi"), "tmpfs: resources.memory must hold the dataset"),
+		Entry("tmpfs memory below dataset + overhead", base().DatasetSize("1Gi").Memory("1Gi"), "resources.memory is too small: it must hold"),
+		Entry("tmpfs memory below dataset + cache + overhead", base().DatasetSize("512Mi").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("300Mi")}}), "resources.memory is too small: it must hold"),
+		Entry("tmpfs memory below a num-based dataset", base().DatasetNum(10_000_000).Memory("1Gi"), "resources.memory is too small: it must hold"),
+		Entry("tmpfs memory below storage.size", base().Storage(kvv1.MediumTmpfs, "2Gi", "").Memory("2Gi"), "resources.memory is too small: it must hold"),
 		Entry("readwhilewriting without a writer rate", base().Workloads(wl(kvv1.WorkloadReadWhileWriting)), "readwhilewriting needs writesPerSecond"),
 		Entry("YCSB letter outside A-F", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "G"} })), "Unsupported value: \"G\""),
 		Entry("ycsb workload without its block", base().Workloads(wl(kvv1.WorkloadYCSB)), "a ycsb workload needs the ycsb block"),
@@ -128,7 +131,13 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("deadline below 1m", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Deadline = &metav1.Duration{Duration: 10e9} }), "deadline must be at least 1m"),
 		Entry("repeat 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Repeat = -1 }), "spec.repeat"),
 		Entry("memory below 256Mi", base().DatasetSize("1Mi").Memory("100Mi"), "resources.memory must be at least 256Mi"),
-		Entry("block cache not below the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}}), "resources.memory must exceed every engine's cacheSize"),
+		Entry("memtables x their count beyond the memory limit (non-tmpfs)", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").
+			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("128Mi"), MaxWriteBufferNumber: ptr.To[int32](6)}}),
+			"resources.memory is too small: it must hold"),
+		Entry("optimizeForPointLookup's cache beyond the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").
+			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("700Mi")}}),
+			"resources.memory is too small: it must hold"),
+		Entry("block cache not below the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}}), "resources.memory is too small: it must hold"),
 		Entry("cpu 0", base().CPU("0"), "resources.cpu must be greater than 0"),
 		Entry("negative TTL", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptr.To[int32](-1) }), "spec.cleanup.ttlSecondsAfterFinished"),
 		Entry("name too long for Job names", w.MakeKVBenchmark(strings.Repeat("a", 51), ns), "metadata.name must be at most 50 characters"),
@@ -155,6 +164,93 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("baseline threshold above 100%", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "a", ThresholdPercent: ptr.To[int32](101)}
 		}), "spec.baseline.thresholdPercent"),
+
+		// Signs and ranges of size and count fields.
+		Entry("negative cacheSize (would cancel the memory rule)", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("-10Gi")}}), "cacheSize must not be negative"),
+		Entry("writeBufferSize 0", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("0")}}), "writeBufferSize must be at least 64Ki"),
+		Entry("negative writeBufferSize", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("-64Mi")}}), "writeBufferSize must be at least 64Ki"),
+		Entry("writeBufferSize 4Gi", base().Memory("16Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("4Gi")}}), "below 4Gi"),
+		Entry("blockSize 0", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{BlockSize: qty("0")}}), "blockSize must be greater than 0"),
+		Entry("negative targetFileSizeBase", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{TargetFileSizeBase: qty("-1Mi")}}), "targetFileSizeBase must be greater than 0"),
+		Entry("maxBytesForLevelBase 0", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{MaxBytesForLevelBase: qty("0")}}), "maxBytesForLevelBase must be greater than 0"),
+		Entry("optimizeForPointLookup below 1Mi", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("512Ki")}}), "optimizeForPointLookup is a block cache size in whole MiB"),
+		Entry("negative optimizeForPointLookup", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("-1Gi")}}), "optimizeForPointLookup is a block cache size in whole MiB"),
+		Entry("maxWriteBufferNumber 0", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{MaxWriteBufferNumber: ptr.To[int32](0)}}), "spec.engines[0].options.maxWriteBufferNumber"),
+		Entry("maxOpenFiles 0", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{MaxOpenFiles: ptr.To[int32](0)}}), "maxOpenFiles 0 opens no table file"),
+		Entry("maxBackgroundJobs beyond 1024", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{MaxBackgroundJobs: ptr.To[int32](100000)}}), "spec.engines[0].options.maxBackgroundJobs"),
+		Entry("negative storage.size", base().Storage(kvv1.MediumLocalNVMe, "-10Gi", ""), "storage.size must be greater than 0"),
+		Entry("valueSize 0 (the runner would use 100)", base().Dataset(func(d *kvv1.DatasetSpec) { d.ValueSize = -1 }), "spec.dataset.valueSize"),
+		Entry("workload num beyond the runner's 2^40", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Num = ptr.To[int64](1 << 41) })), "spec.workloads[0].num"),
+		Entry("pulse round with nothing to do", base().Workloads(wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
+			s.Pulse = &kvv1.PulseSpec{Interval: metav1.Duration{Duration: 1e9}, Rounds: 3}
+		})), "pulse: a round needs at least one of reads, writes and deletes"),
+
+		// Datasets the runner refuses, and num-sized datasets against the storage size.
+		Entry("dataset num beyond the runner's 2^40 keys", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").DatasetNum(1<<41), "spec.dataset.num"),
+		Entry("dataset size below one key-value pair", base().DatasetSize("100"), "dataset.size must hold between one key-value pair"),
+		Entry("dataset size beyond 2^40 keys", base().Storage(kvv1.MediumLocalNVMe, "2000Ti", "").Memory("16Gi").DatasetSize("1000Ti").Dataset(func(d *kvv1.DatasetSpec) {
+			d.KeySize, d.ValueSize = 8, 1
+		}), "dataset.size must hold between one key-value pair"),
+		Entry("num-sized dataset larger than storage.size (localNVMe)", base().DatasetNum(100_000_000).Storage(kvv1.MediumLocalNVMe, "10Gi", ""), "storage.size must hold the dataset"),
+		Entry("num-sized dataset larger than the tmpfs storage.size", base().Memory("4Gi").DatasetNum(10_000_000).Storage(kvv1.MediumTmpfs, "1Gi", ""), "storage.size must hold the dataset"),
+
+		// Fields that do not apply to the workload or engine.
+		Entry("dbbench workload on leveldb", base().Threads(1).EngineNames(kvv1.EngineLevelDB).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq"} })), "a dbbench workload runs RocksDB's db_bench"),
+		Entry("dbbench workload next to pebble", base().Threads(1).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq"} })), "a dbbench workload runs RocksDB's db_bench"),
+		Entry("seekNexts on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.SeekNexts = ptr.To[int32](10) })), "seekNexts applies to seekrandom only"),
+		Entry("writesPerSecond on fillrandom", base().Workloads(wl(kvv1.WorkloadFillRandom, func(s *kvv1.WorkloadSpec) { s.WritesPerSecond = ptr.To[int64](100) })), "writesPerSecond applies to readwhilewriting only"),
+		Entry("num on pulse", base().Workloads(wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
+			s.Pulse = &kvv1.PulseSpec{Reads: 1, Interval: metav1.Duration{Duration: 1e9}, Rounds: 1}
+			s.Num = ptr.To[int64](1000)
+		})), "pulse ignores num and duration"),
+		Entry("duration on dbbench", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+			s.DBBenchArgs = []string{"--benchmarks=fillseq"}
+			s.Duration = &metav1.Duration{Duration: 60e9}
+		})), "dbbench ignores num and duration"),
+		Entry("dbbench over a thread sweep (runs db_bench identically per count)", base().Threads(1, 4).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq"} })), "a dbbench workload runs db_bench once per thread count"),
+		Entry("dbbench --threads different from the workload's thread count", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom", "--threads=8"} })), "a dbbench workload runs db_bench once per thread count"),
+
+		// dbBenchArgs that move data off the volume or undo the spec.
+		Entry("dbBenchArgs --db", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq", "--db=/tmp/elsewhere"} })), "dbBenchArgs must not set --db"),
+		Entry("dbBenchArgs -wal_dir", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq", "-wal_dir=/dev/shm/wal"} })), "dbBenchArgs must not set"),
+		Entry("dbBenchArgs --flagfile", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--flagfile=/etc/passwd"} })), "dbBenchArgs must not set"),
+		Entry("dbBenchArgs --use_existing_db", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom", "--use_existing_db=1"} })), "dbBenchArgs must not set"),
+		Entry("dbBenchArgs --threads beyond 1024", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom", "--threads=5000"} })), "dbBenchArgs --threads must be between 1 and 1024"),
+		Entry("dbBenchArgs --threads 0", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom", "--threads=0"} })), "dbBenchArgs --threads must be between 1 and 1024"),
+		Entry("dbBenchArgs --threads twice", base().Threads(1).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+			s.DBBenchArgs = []string{"--benchmarks=readrandom", "--threads=1", "--threads=1"}
+		})), "dbBenchArgs must give --threads at most once"),
+
+		// Kubernetes syntax of placement and storage fields.
+		Entry("nodeSelector key with a space", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Placement.NodeSelector = map[string]string{"disk type": "nvme"} }), "placement.nodeSelector keys must be label keys"),
+		Entry("nodeSelector key with an upper-case prefix", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.NodeSelector = map[string]string{"Example.COM/disk": "nvme"}
+		}), "placement.nodeSelector keys must be label keys"),
+		Entry("nodeSelector value longer than a label value", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.NodeSelector = map[string]string{"disk": strings.Repeat("n", 64)}
+		}), "placement.nodeSelector values must be label values"),
+		Entry("toleration effect misspelt", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: "NoSchedul"}}
+		}), "placement.tolerations effect must be NoSchedule, PreferNoSchedule or NoExecute"),
+		Entry("toleration operator misspelt", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: "Equals", Value: "v"}}
+		}), "placement.tolerations operator must be Exists or Equal"),
+		Entry("toleration Exists with a value", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Value: "v"}}
+		}), "operator Exists takes no value"),
+		Entry("toleration without key and operator Equal", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpEqual, Value: "v"}}
+		}), "an empty key needs operator Exists"),
+		Entry("tolerationSeconds on NoSchedule", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}
+		}), "tolerationSeconds applies to effect NoExecute only"),
+		Entry("storageClassName with upper case and underscore", base().Storage(kvv1.MediumPersistentVolume, "10Gi", "Fast_SSD"), "spec.storage.storageClassName"),
+		Entry("storageClassName longer than 253", base().Storage(kvv1.MediumPersistentVolume, "10Gi", strings.Repeat("a", 254)), "spec.storage.storageClassName"),
+		Entry("runner image with upper-case repository", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost/KVBench-Runner:v1" }), "runnerImage is not an image reference"),
+		Entry("runner image with a scheme", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "https://registry.example.com/runner:v1" }), "runnerImage is not an image reference"),
+
+		// Direct I/O on a medium that cannot do it.
+		Entry("cacheMode direct on tmpfs", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.CacheMode = kvv1.CacheDirect }), "cacheMode direct (O_DIRECT) does not work on tmpfs"),
 	)
 
 	DescribeTable("accepts valid specs",
@@ -198,8 +294,33 @@ var _ = Describe("KVBenchmark validation", func() {
 			}),
 			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A"} }),
 			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "E"} }),
-			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=readrandom"} }),
+			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+				s.DBBenchArgs = []string{"--benchmarks=readrandom"}
+				s.Threads = []int32{1}
+			}),
+			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+				s.DBBenchArgs = []string{"--benchmarks=readrandom", "--threads=4", "--num=1000"}
+				s.Threads = []int32{4}
+			}),
+			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) { s.SeekNexts = ptr.To[int32](10) }),
 		)),
+		Entry("the e2e OOM spec: db_bench with its own 2Gi memtable in 512Mi", base().Memory("512Mi").DatasetNum(1).Threads(1).
+			Dataset(func(d *kvv1.DatasetSpec) { d.LoadMode = kvv1.LoadNone }).
+			Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
+				s.DBBenchArgs = []string{"--benchmarks=fillseq", "--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}
+			}))),
+		Entry("placement with label-syntax node selector and tolerations", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Placement.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-1", "disk": "", "kvbench.io/tier_2.a": "A-b.c_d"}
+			s.Placement.Tolerations = []corev1.Toleration{
+				{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bench", Effect: corev1.TaintEffectNoSchedule},
+				{Operator: corev1.TolerationOpExists},
+				{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)},
+			}
+		})),
+		Entry("leveldb, pebble and rocksdb with explicit memtables within memory", base().Memory("2Gi").Engines(
+			kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("64Ki"), CacheSize: qty("0")}},
+			kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{WriteBufferSize: qty("64Mi"), MaxWriteBufferNumber: ptr.To[int32](4)}},
+			kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("64Mi"), MaxOpenFiles: ptr.To[int32](-1)}})),
 		Entry("ycsb with Pegasus read:write ratios 30:1, 0:1, 1:0, and readPercent", base().Workloads(
 			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"} }),
 			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "D", ReadWriteRatio: "0:1"} }),
@@ -240,6 +361,26 @@ var _ = Describe("KVBenchmark validation", func() {
 		Expect(got.Spec.Deadline.Duration.String()).To(Equal("24h0m0s"))
 		Expect(got.Spec.Dataset.KeySize).To(Equal(int32(16)))
 		Expect(got.Spec.Dataset.LoadMode).To(Equal(kvv1.LoadBulk))
+	})
+
+	It("preserves no unknown fields anywhere in the CRD (affinity and tolerations included)", func() {
+		crd, err := os.ReadFile(filepath.Join(envtest.RepoRoot(), "config", "crd", "bases", "kvbench.io_kvbenchmarks.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(crd)).NotTo(ContainSubstring("x-kubernetes-preserve-unknown-fields"))
+		Expect(string(crd)).To(ContainSubstring("requiredDuringSchedulingIgnoredDuringExecution"), "affinity is a typed schema")
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": kvv1.GroupVersion.String(), "kind": "KVBenchmark",
+			"metadata": map[string]any{"name": "unknown", "namespace": ns},
+			"spec": map[string]any{
+				"engines": []any{map[string]any{"name": "pebble"}}, "dataset": map[string]any{"size": "10Mi"},
+				"workloads": []any{map[string]any{"name": "readrandom"}}, "threads": []any{int64(1)},
+				"resources": map[string]any{"memory": "1Gi"}, "storage": map[string]any{"medium": "tmpfs"},
+				"placement": map[string]any{"affinity": map[string]any{"nodeAffinity": map[string]any{"bogus": true}}},
+			},
+		}}
+		err = k8s.Create(context.Background(), u, client.DryRunAll, client.FieldValidation("Strict"))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("bogus"))
 	})
 
 	It("keeps the spec immutable after creation", func() {

@@ -47,8 +47,9 @@ type DatasetSpec struct {
 	// size / (keySize + average value size). Exactly one of size and num is set.
 	// +optional
 	Size *resource.Quantity `json:"size,omitempty"`
-	// Num is the key count (db_bench --num).
+	// Num is the key count (db_bench --num), at most 2^40 (the runner's limit).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1099511627776
 	// +optional
 	Num *int64 `json:"num,omitempty"`
 	// KeySize in bytes (--key_size). Keys are db_bench's: a big-endian integer, padded with '0'.
@@ -57,8 +58,9 @@ type DatasetSpec struct {
 	// +kubebuilder:default=16
 	// +optional
 	KeySize int32 `json:"keySize,omitempty"`
-	// ValueSize in bytes when values have a fixed size (--value_size).
-	// +kubebuilder:validation:Minimum=0
+	// ValueSize in bytes when values have a fixed size (--value_size). At least 1: the runner (like
+	// db_bench) reads 0 as unset and would use 100; empty values need valueSizeRange {min: 0, max: 1}.
+	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=67108864
 	// +kubebuilder:default=100
 	// +optional
@@ -138,12 +140,17 @@ const (
 
 // WorkloadSpec is one measured phase. It runs once per thread count of the sweep (unless it sets
 // its own threads), on the dataset loaded once before all phases.
+// +kubebuilder:validation:XValidation:rule="!has(self.seekNexts) || self.name == 'seekrandom'",message="seekNexts applies to seekrandom only"
+// +kubebuilder:validation:XValidation:rule="!has(self.writesPerSecond) || self.name == 'readwhilewriting'",message="writesPerSecond applies to readwhilewriting only"
+// +kubebuilder:validation:XValidation:rule="self.name != 'pulse' || !(has(self.num) || has(self.duration))",message="pulse ignores num and duration: pulse.rounds and pulse.interval set its length"
+// +kubebuilder:validation:XValidation:rule="self.name != 'dbbench' || !(has(self.num) || has(self.duration))",message="dbbench ignores num and duration: pass --num or --duration in dbBenchArgs"
 type WorkloadSpec struct {
 	// Name of the workload.
 	Name WorkloadName `json:"name"`
 	// Num is the operation count per thread count (db_bench --num for writes, --reads for reads).
-	// Default: the dataset's key count.
+	// Default: the dataset's key count. At most 2^40 (the runner's limit).
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1099511627776
 	// +optional
 	Num *int64 `json:"num,omitempty"`
 	// Duration bounds the phase in time (db_bench --duration); whichever of num and duration ends first.
@@ -163,8 +170,9 @@ type WorkloadSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	ReadWritePercent *int32 `json:"readWritePercent,omitempty"`
-	// SeekNexts is the number of Next calls after each seek (--seek_nexts).
+	// SeekNexts is the number of Next calls after each seek (--seek_nexts), seekrandom only.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
 	// +optional
 	SeekNexts *int32 `json:"seekNexts,omitempty"`
 	// Pulse configures the pulse workload.
@@ -174,7 +182,12 @@ type WorkloadSpec struct {
 	// +optional
 	YCSB *YCSBSpec `json:"ycsb,omitempty"`
 	// DBBenchArgs are passed verbatim to Debian's db_bench (name dbbench); --db is set by the runner.
-	// +kubebuilder:validation:MaxItems=128
+	// Flags that move data off the benchmarked volume or undo the spec are refused.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="!self.exists(a, a.matches('^--?(db|wal_dir|db_log_dir|flagfile|use_existing_db|use_existing_keys|env_uri|fs_uri|secondary_path|backup_dir|restore_dir|trace_file|block_cache_trace_file|io_trace_file|hdfs)(=.*)?$'))",message="dbBenchArgs must not set --db, --wal_dir, --db_log_dir, --flagfile, --use_existing_db, --use_existing_keys, --env_uri, --fs_uri, --secondary_path, --backup_dir, --restore_dir, --trace_file, --block_cache_trace_file, --io_trace_file or --hdfs: the runner places the database on the benchmarked volume and starts it fresh; other paths, flag files and existing databases would measure something else"
+	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^--?threads(=.*)?$') || a.matches('^--?threads=([1-9][0-9]{0,2}|10[01][0-9]|102[0-4])$'))",message="dbBenchArgs --threads must be between 1 and 1024"
+	// +kubebuilder:validation:XValidation:rule="self.filter(a, a.matches('^--?threads=')).size() <= 1",message="dbBenchArgs must give --threads at most once (db_bench silently keeps the last)"
 	// +optional
 	DBBenchArgs []string `json:"dbBenchArgs,omitempty"`
 	// Warmup runs the workload for a while before each measured phase and discards what it
@@ -217,6 +230,7 @@ const (
 
 // PulseSpec is seed 002's pulse workload: every interval, read Reads random existing keys (sorted
 // first), then write Writes new keys and delete Deletes existing ones; each round's time is reported.
+// +kubebuilder:validation:XValidation:rule="self.reads + self.writes + self.deletes > 0",message="pulse: a round needs at least one of reads, writes and deletes"
 type PulseSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	Reads int64 `json:"reads"`

@@ -83,7 +83,7 @@ func (c *cluster) benchmark(ctx context.Context, name string) (*report.Benchmark
 		if run.Phase == api.RunPending {
 			continue // no pod yet, nothing to miss
 		}
-		res, why, err := c.result(ctx, name, run)
+		res, why, err := c.result(ctx, &kvb, run)
 		if err != nil {
 			return nil, fmt.Errorf("run %s of %s: %w", run.Name, name, err)
 		}
@@ -110,11 +110,12 @@ func (c *cluster) benchmark(ctx context.Context, name string) (*report.Benchmark
 // result reads a run's full result from its archive, or from the newest of its pods that logged
 // one when there is no archive or the archive left something out. Without one it returns the
 // reason.
-func (c *cluster) result(ctx context.Context, bench string, run api.RunStatus) (*api.Result, string, error) {
+func (c *cluster) result(ctx context.Context, kvb *api.KVBenchmark, run api.RunStatus) (*api.Result, string, error) {
+	bench := kvb.Name
 	fr := run.FullResult
 	archived := fr != nil && fr.ConfigMap != ""
 	if archived && len(fr.Dropped) == 0 {
-		return c.archived(ctx, fr.ConfigMap)
+		return c.archived(ctx, kvb, fr)
 	}
 	res, why, err := c.logged(ctx, bench, render.RunLabelValue(run.Name, run.JobName))
 	if res != nil || err != nil || !archived {
@@ -124,16 +125,17 @@ func (c *cluster) result(ctx context.Context, bench string, run api.RunStatus) (
 		return res, why, err
 	}
 	fmt.Fprintf(c.stderr, "note: %s: run %s: the archived result left out %s to fit a ConfigMap\n", bench, run.Name, strings.Join(fr.Dropped, ", "))
-	return c.archived(ctx, fr.ConfigMap)
+	return c.archived(ctx, kvb, fr)
 }
 
-// archived reads a result the operator archived in a ConfigMap.
-func (c *cluster) archived(ctx context.Context, name string) (*api.Result, string, error) {
-	cm, err := c.clientset.CoreV1().ConfigMaps(c.namespace).Get(ctx, name, metav1.GetOptions{})
+// archived reads a result the operator archived in a ConfigMap, trusting it only if kvb controls
+// it and its content has the sha256 recorded in status (archive.Verify).
+func (c *cluster) archived(ctx context.Context, kvb *api.KVBenchmark, fr *api.ResultArchive) (*api.Result, string, error) {
+	cm, err := c.clientset.CoreV1().ConfigMaps(c.namespace).Get(ctx, fr.ConfigMap, metav1.GetOptions{})
 	if err != nil {
 		return nil, "", fmt.Errorf("the archived result: %w", err)
 	}
-	res, err := archive.FromConfigMap(cm)
+	res, err := archive.FromConfigMap(cm, kvb, fr.SHA256)
 	return res, "", err
 }
 

@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,7 +33,14 @@ const (
 	// DroppedEngineDumps is what Dropped names when, after the time series, the engines' text
 	// dumps had to go too (their typed engine statistics stay).
 	DroppedEngineDumps = "engineDumps"
+	// MaxDecompressed bounds what an archive may expand to, the same 32 MiB the operator reads of a
+	// result line: a small forged archive must not inflate into gigabytes in the operator or the plugin.
+	MaxDecompressed = 32 << 20
 )
+
+// ErrNotOperatorWritten is returned for a ConfigMap under an archive's name that the operator did
+// not write for this benchmark (no controller reference to it, or other content than recorded).
+var ErrNotOperatorWritten = errors.New("not an archive the operator wrote")
 
 // ErrLineTooLong is returned for a result line longer than the limit given to FromLog.
 var ErrLineTooLong = errors.New("the result line is longer than the limit")
@@ -114,25 +123,70 @@ func ConfigMap(b *api.KVBenchmark, runName, jobName string, res *api.Result) (cm
 	return cm, dropped, nil
 }
 
-// FromConfigMap reads a result archived by ConfigMap.
-func FromConfigMap(cm *corev1.ConfigMap) (*api.Result, error) {
+// Digest is the hex sha256 of an archive's stored (compressed) bytes, recorded in status as
+// ResultArchive.SHA256 when the operator writes the archive.
+func Digest(cm *corev1.ConfigMap) string {
+	sum := sha256.Sum256(cm.BinaryData[DataKey])
+	return hex.EncodeToString(sum[:])
+}
+
+// Verify checks that cm is the archive the operator wrote for b: b (by UID) is its controller,
+// and its content has the sha256 recorded in b's status. Anyone who can create ConfigMaps in the
+// namespace can pre-create one under the archive's name, or copy an owner reference; neither
+// passes both checks.
+func Verify(cm *corev1.ConfigMap, b *api.KVBenchmark, sha string) error {
+	ref := metav1.GetControllerOf(cm)
+	if ref == nil || ref.Kind != "KVBenchmark" || ref.APIVersion != api.GroupVersion.String() || ref.UID != b.UID {
+		return fmt.Errorf("ConfigMap %s/%s: %w: its controller is not KVBenchmark %s", cm.Namespace, cm.Name, ErrNotOperatorWritten, b.Name)
+	}
+	if sha == "" {
+		return fmt.Errorf("ConfigMap %s/%s: %w: the status records no sha256 for it", cm.Namespace, cm.Name, ErrNotOperatorWritten)
+	}
+	if got := Digest(cm); got != sha {
+		return fmt.Errorf("ConfigMap %s/%s: %w: its sha256 %.12s... differs from the recorded %.12s...", cm.Namespace, cm.Name, ErrNotOperatorWritten, got, sha)
+	}
+	return nil
+}
+
+// FromConfigMap reads the result archived for b in cm, after Verify with the recorded sha256.
+func FromConfigMap(cm *corev1.ConfigMap, b *api.KVBenchmark, sha string) (*api.Result, error) {
+	if err := Verify(cm, b, sha); err != nil {
+		return nil, err
+	}
 	data, ok := cm.BinaryData[DataKey]
 	if !ok {
 		return nil, fmt.Errorf("ConfigMap %s has no %s", cm.Name, DataKey)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
-	}
-	res, err := decode(raw)
+	res, err := Decompress(data)
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
 	}
 	return res, nil
+}
+
+// Decompress decodes a gzip-compressed result of at most MaxDecompressed bytes.
+func Decompress(data []byte) (*api.Result, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := ReadBounded(zr, MaxDecompressed)
+	if err != nil {
+		return nil, err
+	}
+	return decode(raw)
+}
+
+// ReadBounded reads r to its end, failing once it yields more than limit bytes.
+func ReadBounded(r io.Reader, limit int64) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("decompressed result exceeds %d MiB", limit>>20)
+	}
+	return raw, nil
 }
 
 func compress(res *api.Result) ([]byte, error) {

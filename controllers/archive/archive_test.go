@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -86,7 +87,7 @@ func TestConfigMapRoundTrip(t *testing.T) {
 	if ref := metav1.GetControllerOf(cm); ref == nil || ref.UID != "uid-1" || ref.Kind != "KVBenchmark" {
 		t.Errorf("owner %+v: the archive must go with its benchmark", ref)
 	}
-	got, err := FromConfigMap(cm)
+	got, err := FromConfigMap(cm, benchmark(), Digest(cm))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestConfigMapDropsTheTimeSeriesWhenTooBig(t *testing.T) {
 	if n := len(cm.BinaryData[DataKey]); n > MaxCompressed {
 		t.Errorf("%d bytes compressed, over %d", n, MaxCompressed)
 	}
-	got, err := FromConfigMap(cm)
+	got, err := FromConfigMap(cm, benchmark(), Digest(cm))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestConfigMapDropsTheTimeSeriesWhenTooBig(t *testing.T) {
 	if err != nil || len(dropped) != 2 || dropped[1] != DroppedEngineDumps {
 		t.Fatalf("dropped %v, err %v", dropped, err)
 	}
-	got, _ = FromConfigMap(cm)
+	got, _ = FromConfigMap(cm, benchmark(), Digest(cm))
 	if got.Phases[0].EngineDumps != nil || got.Phases[0].EngineStats == nil || *got.Phases[0].EngineStats.LSMBytes != lsm {
 		t.Errorf("want the dumps gone and the engine stats kept: %+v", got.Phases[0])
 	}
@@ -162,9 +163,68 @@ func TestFromConfigMapErrors(t *testing.T) {
 		"bad payload": {DataKey: gz(t, "not json")},
 		"old schema":  {DataKey: gz(t, `{"schemaVersion":"kvbench.io/result/v0"}`)},
 	} {
-		if _, err := FromConfigMap(&corev1.ConfigMap{BinaryData: data}); err == nil {
+		cm := &corev1.ConfigMap{BinaryData: data}
+		b := benchmark()
+		cm.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(b, api.GroupVersion.WithKind("KVBenchmark"))}
+		if _, err := FromConfigMap(cm, b, Digest(cm)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// A ConfigMap under the archive's name is trusted only with this benchmark as its controller and
+// the content digest recorded in status.
+func TestFromConfigMapTrustsOnlyTheOperatorsArchive(t *testing.T) {
+	b := benchmark()
+	cm, _, err := ConfigMap(b, "rocksdb", "j", realResult(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha := Digest(cm)
+	other := b.DeepCopy()
+	other.UID = "uid-2"
+	forged := cm.DeepCopy()
+	forged.BinaryData[DataKey] = gz(t, `{"schemaVersion":"`+api.ResultSchemaVersion+`","engine":"rocksdb"}`)
+	unowned := cm.DeepCopy()
+	unowned.OwnerReferences = nil
+	notController := cm.DeepCopy()
+	notController.OwnerReferences[0].Controller = nil
+	for name, tc := range map[string]struct {
+		cm  *corev1.ConfigMap
+		b   *api.KVBenchmark
+		sha string
+	}{
+		"no owner (pre-created by a user)":       {unowned, b, sha},
+		"owner but not controller":               {notController, b, sha},
+		"another benchmark of the same name":     {cm, other, sha},
+		"owner reference copied, content forged": {forged, b, sha},
+		"no recorded digest":                     {cm, b, ""},
+	} {
+		_, err := FromConfigMap(tc.cm, tc.b, tc.sha)
+		if !errors.Is(err, ErrNotOperatorWritten) {
+			t.Errorf("%s: got %v, want ErrNotOperatorWritten", name, err)
+		}
+	}
+	if _, err := FromConfigMap(cm, b, sha); err != nil {
+		t.Errorf("the operator's own archive: %v", err)
+	}
+}
+
+// A small archive that inflates beyond MaxDecompressed is refused without reading it all.
+func TestDecompressIsBounded(t *testing.T) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range MaxDecompressed>>20 + 8 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	if buf.Len() > 100<<10 {
+		t.Fatalf("bomb is %d bytes, want a small one", buf.Len())
+	}
+	_, err := Decompress(buf.Bytes())
+	if err == nil || !strings.Contains(err.Error(), "decompressed result exceeds 32 MiB") {
+		t.Errorf("got %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -22,9 +23,9 @@ const (
 	DataDir = "/data"
 	// DBPath is the database directory inside DataDir.
 	DBPath = DataDir + "/db"
-	// MemoryOverheadBytes is what a runner needs besides block cache and tmpfs data (Go heap,
-	// memtables, buffers). The CRD's CEL rules use the same 256Mi.
-	MemoryOverheadBytes = 256 << 20
+	// MemoryOverheadBytes is what a runner needs besides caches, memtables and tmpfs data; the
+	// memory model (and the CRD's CEL rule mirroring it) lives in api/v1alpha1/memory.go.
+	MemoryOverheadBytes = kvv1.MemoryOverheadBytes
 	// maxJobNameLen keeps Job names valid as label values (the job-name label) and pod name prefixes.
 	maxJobNameLen = 63
 )
@@ -216,16 +217,13 @@ func DatasetBytes(d kvv1.DatasetSpec) int64 {
 }
 
 // TmpfsBytes is the sizeLimit of a tmpfs run's emptyDir: storage.size if set, else everything the
-// memory limit leaves after the engine's block cache and the overhead (CEL guarantees that this
-// holds the dataset).
+// memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and the overhead, the
+// same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this holds the dataset.
 func TmpfsBytes(b *kvv1.KVBenchmark, e kvv1.EngineSpec) *resource.Quantity {
 	if b.Spec.Storage.Size != nil {
 		q := b.Spec.Storage.Size.DeepCopy()
 		return &q
 	}
-	n := b.Spec.Resources.Memory.Value() - MemoryOverheadBytes
-	if e.Options.CacheSize != nil {
-		n -= e.Options.CacheSize.Value()
-	}
+	n := b.Spec.Resources.Memory.Value() - MemoryOverheadBytes - int64(math.Ceil(kvv1.EngineMemoryBytes(e)+kvv1.RunnerBufferBytes(&b.Spec)))
 	return resource.NewQuantity(n, resource.BinarySI)
 }

@@ -137,10 +137,16 @@ func TestTmpfsBytes(t *testing.T) {
 		e    kvv1.EngineSpec
 		want string
 	}{
-		"storage.size wins":     {w.MakeKVBenchmark("b", "ns").Storage(kvv1.MediumTmpfs, "700Mi", "").Obj(), kvv1.EngineSpec{}, "700Mi"},
-		"memory minus overhead": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(), kvv1.EngineSpec{}, "768Mi"},
-		"memory minus cache and overhead": {w.MakeKVBenchmark("b", "ns").Memory("2Gi").Obj(),
-			kvv1.EngineSpec{Options: kvv1.EngineOptions{CacheSize: ptr.To(resource.MustParse("512Mi"))}}, "1280Mi"},
+		"storage.size wins": {w.MakeKVBenchmark("b", "ns").Storage(kvv1.MediumTmpfs, "700Mi", "").Obj(), kvv1.EngineSpec{}, "700Mi"},
+		// rocksdb defaults: 8Mi block cache, 2 x 64Mi memtables; threads [1, 4]: 2 x 4 x 1Mi value buffers.
+		"memory minus default cache, memtables and overhead": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(),
+			kvv1.EngineSpec{Name: kvv1.EngineRocksDB}, "624Mi"},
+		"memory minus cache, point-lookup cache, memtables and overhead": {w.MakeKVBenchmark("b", "ns").Memory("2Gi").Obj(),
+			kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: ptr.To(resource.MustParse("512Mi")),
+				OptimizeForPointLookup: ptr.To(resource.MustParse("100Mi")), WriteBufferSize: ptr.To(resource.MustParse("16Mi")),
+				MaxWriteBufferNumber: ptr.To[int32](4)}}, "1108Mi"},
+		// leveldb and pebble: 4Mi x 2 memtables by default.
+		"pebble defaults": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "744Mi"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -161,9 +167,9 @@ func TestMemoryOverheadMatchesTheCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	if MemoryOverheadBytes != 256<<20 {
-		t.Fatalf("MemoryOverheadBytes = %d; update the CEL rules in kvbenchmark_types.go (256Mi, 268435456) too", MemoryOverheadBytes)
+		t.Fatalf("MemoryOverheadBytes = %d; update the CEL memory rule in kvbenchmark_types.go (268435456.0) too", MemoryOverheadBytes)
 	}
-	for _, s := range []string{"268435456", "quantity('256Mi')"} {
+	for _, s := range []string{"268435456.0", "8388608.0", "67108864.0", "4194304.0"} {
 		if !strings.Contains(string(crd), s) {
 			t.Errorf("CRD no longer contains %q: the CEL overhead and MemoryOverheadBytes disagree", s)
 		}

@@ -88,7 +88,7 @@ func TestJobTmpfs(t *testing.T) {
 					}},
 					Volumes: []corev1.Volume{
 						{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
-							Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("768Mi"))}}},
+							Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("624Mi"))}}},
 						{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("64Mi"))}}},
 					},
 				},

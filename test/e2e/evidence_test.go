@@ -45,13 +45,14 @@ func expectEvidence(ns string) {
 	By("archive: full provenance and engine statistics per phase")
 	var res *kvv1.Result
 	Eventually(func(g Gomega) {
-		r := get(ns, b.Name).Status.Runs[0]
+		cur := get(ns, b.Name)
+		r := cur.Status.Runs[0]
 		g.Expect(r.FullResult).NotTo(BeNil())
 		g.Expect(r.FullResult.ConfigMap).NotTo(BeEmpty())
 		cm := &corev1.ConfigMap{}
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: r.FullResult.ConfigMap}, cm)).To(Succeed())
 		var err error
-		res, err = archive.FromConfigMap(cm)
+		res, err = archive.FromConfigMap(cm, cur, r.FullResult.SHA256)
 		g.Expect(err).NotTo(HaveOccurred())
 	}, time.Minute).Should(Succeed())
 	Expect(res.Provenance).NotTo(BeNil())

@@ -13,24 +13,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/scale"
+	"github.com/kvbench/kvbench-operator/test/examples"
 )
 
-// exampleScale is the small size each seed example runs at in this suite: its one size field, set so that
-// every example finishes in about a minute on a 2-core node.
-var exampleScale = map[string]scale.Target{
-	"seed-000-rocksdb-in-memory.yaml":  {Num: ptr.To[int64](200_000)},
-	"seed-001-db-bench-basics.yaml":    {Num: ptr.To[int64](100_000)},
-	"seed-002-leveldb-vs-rocksdb.yaml": {Size: ptr.To(resource.MustParse("32Mi"))},
-	"seed-003-rocksdb-on-flash.yaml":   {Num: ptr.To[int64](100_000)},
-	"seed-004-ycsb-pegasus.yaml":       {Size: ptr.To(resource.MustParse("32Mi"))},
-}
+// exampleScale is the small size each seed example runs at in this suite (shared with the API
+// tests, which check that these scaled specs are accepted).
+var exampleScale = examples.Scale
 
 // readExample decodes the KVBenchmarks of one examples/ file.
 func readExample(file string) []*kvv1.KVBenchmark {

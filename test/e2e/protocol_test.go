@@ -35,14 +35,15 @@ func expectMeasurementProtocol(ns string) {
 	for _, r := range got.Status.Runs {
 		var res *kvv1.Result
 		Eventually(func(g Gomega) {
-			for _, x := range get(ns, b.Name).Status.Runs {
+			cur := get(ns, b.Name)
+			for _, x := range cur.Status.Runs {
 				if x.Name == r.Name {
 					g.Expect(x.FullResult).NotTo(BeNil())
 					g.Expect(x.FullResult.ConfigMap).NotTo(BeEmpty())
 					var cm corev1.ConfigMap
 					g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: x.FullResult.ConfigMap}, &cm)).To(Succeed())
 					var err error
-					res, err = archive.FromConfigMap(&cm)
+					res, err = archive.FromConfigMap(&cm, cur, x.FullResult.SHA256)
 					g.Expect(err).NotTo(HaveOccurred())
 				}
 			}
