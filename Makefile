@@ -67,7 +67,7 @@ verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, 
 	@if ! git diff --exit-code --stat; then echo "verify: generated files are out of date: run 'make generate manifests' and commit"; exit 1; fi
 
 .PHONY: test
-test: test-unit test-e2e ## Everything CI runs: test-unit, then the e2e suite on a local cluster (root).
+test: test-unit test-scale-small test-e2e ## Everything CI runs: test-unit, the small scale scenario, then the e2e suite on a local cluster (root).
 
 .PHONY: test-unit
 test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, runner (real engines) and envtest suites; no cluster.

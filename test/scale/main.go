@@ -283,7 +283,8 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	args := []string{"--leader-elect=false", "--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+	// Plain HTTP metrics on loopback: the harness scrapes them without a service account token.
+	args := []string{"--leader-elect=false", "--metrics-secure=false", "--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort), "--max-concurrent-runs=0",
 		"--runner-image=localhost/kvbench-runner:v0.0.0-scale"}
 	args = append(args, strings.Fields(o.operatorArgs)...)
