@@ -35,8 +35,15 @@ func operatorSA() string {
 // canI is `kubectl auth can-i` as the operator's service account: "yes" or "no".
 func canI(as string, args ...string) string {
 	GinkgoHelper()
-	out, err := exec.Command(kubectl, append([]string{"auth", "can-i", "--as=" + as}, args...)...).CombinedOutput()
+	// The answer is stdout; kubectl warns on stderr (e.g. about a cluster-scoped resource).
+	var stderr strings.Builder
+	cmd := exec.Command(kubectl, append([]string{"auth", "can-i", "--as=" + as}, args...)...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	answer := strings.TrimSpace(string(out))
+	if err != nil && answer == "" {
+		answer = strings.TrimSpace(stderr.String())
+	}
 	if err != nil {
 		Expect(answer).To(Equal("no"), "kubectl auth can-i %v: %v", args, err) // can-i exits 1 on "no"
 	}
