@@ -461,7 +461,8 @@ func benchmarks(o options, nvmeKey, nvmeValue string) []*kvv1.KVBenchmark {
 				Workloads: []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}},
 				Threads:   []int32{1},
 				Storage:   kvv1.StorageSpec{Medium: kvv1.MediumTmpfs},
-				Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("320Mi")},
+				// The CRD's memory rule: rocksdb's 8Mi cache + 2 x 64Mi memtables + 256Mi + buffers + 16Mi data.
+				Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("512Mi")},
 				Placement: kvv1.PlacementSpec{Exclusive: ptr.To(false)},
 			},
 		}
