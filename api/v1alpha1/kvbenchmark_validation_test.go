@@ -122,10 +122,10 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("loadMode existing", base().Dataset(func(d *kvv1.DatasetSpec) { d.LoadMode = kvv1.LoadExisting }), "dataset.loadMode existing is not supported by the operator"),
 		Entry("toleration Exists with a value", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Value: "v"}}
-		}), "value must be empty when operator is Exists"),
+		}), "placement.tolerations: operator Exists takes no value"),
 		Entry("toleration seconds without NoExecute", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Placement.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)}}
-		}), "tolerationSeconds needs effect NoExecute"),
+		}), "placement.tolerations tolerationSeconds applies to effect NoExecute only"),
 		Entry("runner image :latest", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost/kvbench-runner:latest" }), "runnerImage needs a version tag"),
 		Entry("runner image without a tag", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "localhost:5000/kvbench-runner" }), "runnerImage needs a version tag"),
 		Entry("deadline below 1m", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Deadline = &metav1.Duration{Duration: 10e9} }), "deadline must be at least 1m"),
