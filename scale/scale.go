@@ -95,6 +95,12 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	for _, e := range s.Engines {
 		need = max(need, kvv1.MemoryNeed(s, e))
 	}
+	if s.Storage.Medium == kvv1.MediumTmpfs && s.Storage.Size == nil {
+		// The tmpfs gets what the limit leaves; the phases' writes and compaction's rewrites grow the
+		// database beyond the logical dataset, so leave it the dataset once more (seed 000 at 1M keys
+		// filled a tmpfs sized for the dataset alone).
+		need += kvv1.DatasetBytesF(s.Dataset)
+	}
 	s.Resources.Memory = *mib(max(float64(s.Resources.Memory.Value())*r, need), 256)
 
 	for i := range s.Workloads {

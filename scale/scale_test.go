@@ -209,3 +209,23 @@ func TestBenchmarkAlwaysFitsTheMemoryRule(t *testing.T) {
 		}
 	}
 }
+
+// On tmpfs the limit leaves the database room to grow past the logical dataset (the phases' writes,
+// compaction's rewrites): the tmpfs gets at least twice the dataset.
+func TestBenchmarkTmpfsLeavesRoomToGrow(t *testing.T) {
+	b := seed002()
+	b.Spec.Storage = kvv1.StorageSpec{Medium: kvv1.MediumTmpfs}
+	b.Spec.Resources.Memory = resource.MustParse("12Gi")
+	got, err := Benchmark(b, Target{Size: q("128Mi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &got.Spec
+	for _, e := range s.Engines {
+		tmpfs := s.Resources.Memory.AsApproximateFloat64() - (kvv1.MemoryNeed(s, e) - kvv1.TmpfsDataBytes(s))
+		if data := kvv1.DatasetBytesF(s.Dataset); tmpfs < 2*data {
+			t.Errorf("%s: memory %s leaves %.0f bytes of tmpfs for a %.0f-byte dataset, want at least twice it",
+				e.Name, s.Resources.Memory.String(), tmpfs, data)
+		}
+	}
+}
