@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,11 +72,7 @@ var _ = Describe("spec.baseline", func() {
 	BeforeEach(func() { op = startOperator(operatorOpts{}) })
 	AfterEach(func() {
 		op.Stop()
-		var jobs batchv1.JobList
-		Expect(k8s.List(ctx, &jobs, client.MatchingLabels{"app.kubernetes.io/managed-by": "kvbench-operator"})).To(Succeed())
-		for i := range jobs.Items {
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, &jobs.Items[i]))).To(Succeed())
-		}
+		deleteRunnerJobs()
 	})
 
 	It("finds a slower run regressed against a faster baseline KVBenchmark, with the worst point, an event and the gauge", func() {

@@ -203,3 +203,13 @@ func eventsFor(ns, name string) []corev1.Event {
 	}
 	return out
 }
+
+// deleteRunnerJobs removes the operator's runner Jobs after a test: envtest has no garbage
+// collector, and a Job left behind would hold a concurrency slot in later tests.
+func deleteRunnerJobs() {
+	var jobs batchv1.JobList
+	Expect(k8s.List(ctx, &jobs, client.MatchingLabels{"app.kubernetes.io/managed-by": "kvbench-operator"})).To(Succeed())
+	for i := range jobs.Items {
+		Expect(client.IgnoreNotFound(k8s.Delete(ctx, &jobs.Items[i]))).To(Succeed())
+	}
+}

@@ -126,13 +126,7 @@ var _ = Describe("KVBenchmark controller", func() {
 			op.Stop()
 			op = nil
 		}
-		// No garbage collector in envtest: remove runner Jobs so they do not hold concurrency slots
-		// in later tests.
-		var jobs batchv1.JobList
-		Expect(k8s.List(ctx, &jobs, client.MatchingLabels{"app.kubernetes.io/managed-by": "kvbench-operator"})).To(Succeed())
-		for i := range jobs.Items {
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, &jobs.Items[i]))).To(Succeed())
-		}
+		deleteRunnerJobs()
 	})
 
 	It("runs one Job per engine, copies results into status and metrics, and cleans up after the TTL", func() {

@@ -44,11 +44,7 @@ var _ = Describe("Placement", func() {
 			op.Stop()
 			op = nil
 		}
-		var jobs batchv1.JobList
-		Expect(k8s.List(ctx, &jobs, client.MatchingLabels{"app.kubernetes.io/managed-by": "kvbench-operator"})).To(Succeed())
-		for i := range jobs.Items {
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, &jobs.Items[i]))).To(Succeed())
-		}
+		deleteRunnerJobs()
 	})
 
 	It("runs the engines one after another on the node the scheduler chose for the first (the default)", func() {
