@@ -641,7 +641,9 @@ var _ = Describe("KVBenchmark controller", func() {
 		Expect(k8s.Create(ctx, foreign)).To(Succeed())
 		Expect(k8s.Create(ctx, w.MakeKVBenchmark("tenant", ns).Obj())).To(Succeed())
 		eventuallyJob(ns, "tenant-rocksdb")
-		Expect(getBench(client.ObjectKey{Namespace: ns, Name: "tenant"}).Status.Runs[0].Reason).NotTo(Equal(kvv1.ReasonWaitingForSlot))
+		// The status write follows the Job's creation: wait for the run to appear before reading it.
+		got := eventuallyRun(client.ObjectKey{Namespace: ns, Name: "tenant"}, "rocksdb", func(kvv1.RunStatus) bool { return true })
+		Expect(got.Status.Runs[0].Reason).NotTo(Equal(kvv1.ReasonWaitingForSlot))
 	})
 })
 
