@@ -48,9 +48,9 @@ func main() {
 
 // options are the manager's flags.
 type options struct {
-	metricsAddr, probeAddr, leaderElectionNamespace string
-	leaderElect, metricsSecure                      bool
-	config                                          controllers.Config
+	metricsAddr, probeAddr, pprofAddr, leaderElectionNamespace string
+	leaderElect, metricsSecure                                 bool
+	config                                                     controllers.Config
 }
 
 func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) {
@@ -59,6 +59,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus /metrics endpoint (0 disables it).")
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS, only to callers authenticated by a TokenReview and allowed `get` on the /metrics non-resource URL (SubjectAccessReview); false serves plain HTTP to anyone.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", "Address of Go's /debug/pprof endpoints, to profile the operator (empty or 0 disables them).")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles.")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
 	fs.StringVar(&o.config.Render.RunnerImage, "runner-image", defaults.RunnerImage, "Default runner image (use a version tag: no registry is needed with IfNotPresent).")
@@ -117,6 +118,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Scheme:                  scheme,
 		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "kvbench-operator.kvbench.io",
 		LeaderElectionNamespace: o.leaderElectionNamespace,

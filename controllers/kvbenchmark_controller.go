@@ -203,12 +203,13 @@ func (p *pass) key() types.NamespacedName {
 // observe reads the benchmark's Jobs and pods and derives every planned run's status.
 func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 	b := p.b
+	mine := client.MatchingFields{benchmarkIndex: b.Name}
 	var jobs batchv1.JobList
-	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), mine); err != nil {
 		return err
 	}
 	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+	if err := r.List(ctx, &pods, client.InNamespace(b.Namespace), mine); err != nil {
 		return err
 	}
 	p.pods = pods.Items
@@ -696,6 +697,9 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		if r.Config.LogRefresh > 0 {
 			r.logReader.Refresh = r.Config.LogRefresh
 		}
+	}
+	if err := indexByBenchmark(context.Background(), mgr); err != nil {
+		return err
 	}
 	managed, err := predicate.LabelSelectorPredicate(metav1.LabelSelector{MatchLabels: map[string]string{render.LabelManagedBy: render.ManagerName}})
 	if err != nil {

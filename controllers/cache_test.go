@@ -1,0 +1,70 @@
+package controllers
+
+import (
+	"encoding/json"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
+)
+
+// A trimmed runner Job or pod keeps what reconciling reads (labels, owner, pinned node, node name,
+// status) and loses the runner config and managed fields that made up most of the cache.
+func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
+	b := w.MakeKVBenchmark("b", "ns").UID("uid-b").Obj()
+	run := plan.Plan(b)[0]
+	run.Node = "node-7"
+	job, err := render.Job(b, run, render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kvbench-operator"}}
+	before := size(t, job)
+	out, err := trimmed(job.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*batchv1.Job)
+	if n := render.PinnedNode(&got.Spec.Template.Spec); n != "node-7" {
+		t.Errorf("pinned node %q after trimming, want node-7", n)
+	}
+	if got.Labels[render.LabelBenchmark] != "b" || !metav1.IsControlledBy(got, b) || got.ManagedFields != nil {
+		t.Errorf("labels %v, owners %v, managed fields %v", got.Labels, got.OwnerReferences, got.ManagedFields)
+	}
+	c := got.Spec.Template.Spec.Containers[0]
+	if c.Args != nil || c.Env != nil || c.VolumeMounts != nil || got.Spec.Template.Spec.Volumes != nil {
+		t.Errorf("runner config kept: %+v", c)
+	}
+	args := size(t, job.Spec.Template.Spec.Containers[0].Args)
+	if after := size(t, got); after+args > before {
+		t.Errorf("trimmed Job is %d bytes of %d: expected at least the %d bytes of args less", after, before, args)
+	}
+
+	pod := &corev1.Pod{ObjectMeta: job.Spec.Template.ObjectMeta, Spec: *job.Spec.Template.Spec.DeepCopy(),
+		Status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{Name: render.ContainerName,
+			ImageID: "sha256:abc", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Message: "summary"}}}}}}
+	pod.Spec.NodeName = "node-7"
+	out, _ = trimmed(pod)
+	p := out.(*corev1.Pod)
+	if p.Spec.NodeName != "node-7" || p.Spec.Containers[0].Args != nil || p.Status.ContainerStatuses[0].State.Terminated.Message != "summary" {
+		t.Errorf("trimmed pod: node %q, args %v, status %+v", p.Spec.NodeName, p.Spec.Containers[0].Args, p.Status)
+	}
+	// Tombstones and other objects pass through.
+	if o, err := trimmed("tombstone"); o != "tombstone" || err != nil {
+		t.Errorf("trimmed(tombstone) = %v, %v", o, err)
+	}
+}
+
+func size(t *testing.T, o any) int {
+	t.Helper()
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
