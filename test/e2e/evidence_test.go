@@ -8,13 +8,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 // expectEvidence runs a small RocksDB benchmark and checks what issue 10 records: the provenance
@@ -43,18 +40,7 @@ func expectEvidence(ns string) {
 	Expect(p.Node).To(ContainSubstring("kernel"))
 
 	By("archive: full provenance and engine statistics per phase")
-	var res *kvv1.Result
-	Eventually(func(g Gomega) {
-		cur := get(ns, b.Name)
-		r := cur.Status.Runs[0]
-		g.Expect(r.FullResult).NotTo(BeNil())
-		g.Expect(r.FullResult.ConfigMap).NotTo(BeEmpty())
-		cm := &corev1.ConfigMap{}
-		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: r.FullResult.ConfigMap}, cm)).To(Succeed())
-		var err error
-		res, err = archive.FromConfigMap(cm, cur, r.FullResult.SHA256)
-		g.Expect(err).NotTo(HaveOccurred())
-	}, time.Minute).Should(Succeed())
+	res, _ := archivedResult(ns, b.Name, got.Status.Runs[0].Name)
 	Expect(res.Provenance).NotTo(BeNil())
 	Expect(res.Provenance.ImageDigest).To(Equal(p.ImageDigest))
 	n := res.Provenance.Node
