@@ -17,7 +17,8 @@ import (
 // expectEvidence runs a small RocksDB benchmark and checks what issue 10 records: the provenance
 // summary in status (a sha256: image digest, the resolved seed, spec hash and node line), the
 // full provenance and engine statistics in the archived result (node fingerprint with the node
-// name from the downward API, the OPTIONS file), and `kubectl kvbench report --format tsv` with a
+// name from the downward API, the OPTIONS file, the bulk load's bottom level in levels[]), and
+// `kubectl kvbench report --format tsv` with a
 // header and one line per phase (the load included).
 func expectEvidence(ns string) {
 	GinkgoHelper()
@@ -59,6 +60,15 @@ func expectEvidence(ns string) {
 	Expect(fill.FlushBytesWritten).NotTo(BeNil())
 	Expect(fill.LSMBytes).NotTo(BeNil())
 	Expect(res.Phases[0].Usage.MaxRSSBytes).To(BeNumerically(">", 0))
+
+	By("archive: the bulk-loaded tree is in levels[]: ingestion filled the bottom level, L6")
+	Expect(res.Load).NotTo(BeNil(), "the dataset is bulk-loaded by default")
+	load := res.Load.EngineStats
+	Expect(load).NotTo(BeNil())
+	Expect(load.LSMBytes).NotTo(BeNil())
+	Expect(*load.LSMBytes).To(BeNumerically(">", 0))
+	Expect(load.Levels).To(ContainElement(SatisfyAll(HaveField("Level", int32(6)), HaveField("Files", BeNumerically(">", 0)),
+		HaveField("Bytes", BeNumerically("~", *load.LSMBytes, *load.LSMBytes/10)))), "levels %+v, lsm bytes %d", load.Levels, *load.LSMBytes)
 
 	By("kubectl kvbench report --format tsv: benchmark.sh's header and one line per phase")
 	out := run(buildPlugin(), "report", b.Name, "-n", ns, "--format", "tsv")
