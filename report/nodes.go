@@ -220,29 +220,11 @@ func WriteByNode(w io.Writer, bs []*Benchmark, format string, tolerance float64)
 	}
 	var out bytes.Buffer
 	for i, b := range bs {
-		if len(b.Phases(false)) == 0 {
-			return fmt.Errorf("%s has no results (phase %s)", b.Title(), orPending(b.Status.Phase))
+		if err := writeHeading(&out, b, i, format, fmt.Sprintf("KVBenchmark %s by node: %s", b.Title(), describe(b)),
+			false, b.Notes()); err != nil {
+			return err
 		}
-		if i > 0 {
-			fmt.Fprintln(&out)
-		}
-		header := fmt.Sprintf("KVBenchmark %s by node: %s", b.Title(), describe(b))
-		if format == "markdown" {
-			fmt.Fprintf(&out, "### %s\n", header)
-		} else {
-			fmt.Fprintln(&out, header)
-		}
-		for _, n := range b.Notes() {
-			fmt.Fprintln(&out, "note: "+n)
-		}
-		for _, t := range NodeTables(b, tolerance) {
-			fmt.Fprintln(&out)
-			if format == "markdown" {
-				t.Markdown(&out)
-			} else {
-				t.Text(&out)
-			}
-		}
+		writeTables(&out, format, NodeTables(b, tolerance))
 	}
 	_, err := out.WriteTo(w)
 	return err

@@ -31,20 +31,9 @@ func Write(w io.Writer, bs []*Benchmark, kind, format string) error {
 	// Build everything first: an error leaves no partial report behind.
 	var out bytes.Buffer
 	for i, b := range bs {
-		if len(b.Phases(true)) == 0 {
-			return fmt.Errorf("%s has no results (phase %s)", b.Title(), orPending(b.Status.Phase))
-		}
-		if i > 0 {
-			fmt.Fprintln(&out)
-		}
-		header := fmt.Sprintf("KVBenchmark %s: %s", b.Title(), describe(b))
-		if format == "markdown" {
-			fmt.Fprintf(&out, "### %s\n", header)
-		} else {
-			fmt.Fprintln(&out, header)
-		}
-		for _, n := range append(b.Notes(), PlacementNotes(b)...) {
-			fmt.Fprintln(&out, "note: "+n)
+		if err := writeHeading(&out, b, i, format, fmt.Sprintf("KVBenchmark %s: %s", b.Title(), describe(b)),
+			true, append(b.Notes(), PlacementNotes(b)...)); err != nil {
+			return err
 		}
 		if kind == "dbbench" {
 			fence := ""
@@ -62,17 +51,43 @@ func Write(w io.Writer, bs []*Benchmark, kind, format string) error {
 		if err != nil {
 			return err
 		}
-		for _, t := range tables {
-			fmt.Fprintln(&out)
-			if format == "markdown" {
-				t.Markdown(&out)
-			} else {
-				t.Text(&out)
-			}
-		}
+		writeTables(&out, format, tables)
 	}
 	_, err := out.WriteTo(w)
 	return err
+}
+
+// writeHeading starts the i-th benchmark's part of a report: a blank line after the one before,
+// the heading (a markdown heading in markdown) and the notes. A benchmark without phases (counting
+// the dataset loads when load) is an error.
+func writeHeading(out *bytes.Buffer, b *Benchmark, i int, format, heading string, load bool, notes []string) error {
+	if len(b.Phases(load)) == 0 {
+		return fmt.Errorf("%s has no results (phase %s)", b.Title(), orPending(b.Status.Phase))
+	}
+	if i > 0 {
+		fmt.Fprintln(out)
+	}
+	if format == "markdown" {
+		fmt.Fprintf(out, "### %s\n", heading)
+	} else {
+		fmt.Fprintln(out, heading)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(out, "note: "+n)
+	}
+	return nil
+}
+
+// writeTables prints each table after a blank line, in the format.
+func writeTables(out *bytes.Buffer, format string, ts []*Table) {
+	for _, t := range ts {
+		fmt.Fprintln(out)
+		if format == "markdown" {
+			t.Markdown(out)
+		} else {
+			t.Text(out)
+		}
+	}
 }
 
 // Tables builds the tables of one kind (not dbbench, which is lines) for one benchmark.

@@ -8,19 +8,17 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 // expectEvidence runs a small RocksDB benchmark and checks what issue 10 records: the provenance
 // summary in status (a sha256: image digest, the resolved seed, spec hash and node line), the
 // full provenance and engine statistics in the archived result (node fingerprint with the node
-// name from the downward API, the OPTIONS file), and `kubectl kvbench report --format tsv` with a
+// name from the downward API, the OPTIONS file, the bulk load's bottom level in levels[]), and
+// `kubectl kvbench report --format tsv` with a
 // header and one line per phase (the load included).
 func expectEvidence(ns string) {
 	GinkgoHelper()
@@ -43,18 +41,7 @@ func expectEvidence(ns string) {
 	Expect(p.Node).To(ContainSubstring("kernel"))
 
 	By("archive: full provenance and engine statistics per phase")
-	var res *kvv1.Result
-	Eventually(func(g Gomega) {
-		cur := get(ns, b.Name)
-		r := cur.Status.Runs[0]
-		g.Expect(r.FullResult).NotTo(BeNil())
-		g.Expect(r.FullResult.ConfigMap).NotTo(BeEmpty())
-		cm := &corev1.ConfigMap{}
-		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: r.FullResult.ConfigMap}, cm)).To(Succeed())
-		var err error
-		res, err = archive.FromConfigMap(cm, cur, r.FullResult.SHA256)
-		g.Expect(err).NotTo(HaveOccurred())
-	}, time.Minute).Should(Succeed())
+	res, _ := archivedResult(ns, b.Name, got.Status.Runs[0].Name)
 	Expect(res.Provenance).NotTo(BeNil())
 	Expect(res.Provenance.ImageDigest).To(Equal(p.ImageDigest))
 	n := res.Provenance.Node
@@ -73,6 +60,15 @@ func expectEvidence(ns string) {
 	Expect(fill.FlushBytesWritten).NotTo(BeNil())
 	Expect(fill.LSMBytes).NotTo(BeNil())
 	Expect(res.Phases[0].Usage.MaxRSSBytes).To(BeNumerically(">", 0))
+
+	By("archive: the bulk-loaded tree is in levels[]: ingestion filled the bottom level, L6")
+	Expect(res.Load).NotTo(BeNil(), "the dataset is bulk-loaded by default")
+	load := res.Load.EngineStats
+	Expect(load).NotTo(BeNil())
+	Expect(load.LSMBytes).NotTo(BeNil())
+	Expect(*load.LSMBytes).To(BeNumerically(">", 0))
+	Expect(load.Levels).To(ContainElement(SatisfyAll(HaveField("Level", int32(6)), HaveField("Files", BeNumerically(">", 0)),
+		HaveField("Bytes", BeNumerically("~", *load.LSMBytes, *load.LSMBytes/10)))), "levels %+v, lsm bytes %d", load.Levels, *load.LSMBytes)
 
 	By("kubectl kvbench report --format tsv: benchmark.sh's header and one line per phase")
 	out := run(buildPlugin(), "report", b.Name, "-n", ns, "--format", "tsv")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 var ctx = context.Background()
@@ -76,6 +78,33 @@ func get(ns, name string) *kvv1.KVBenchmark {
 	var b kvv1.KVBenchmark
 	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &b)).To(Succeed())
 	return &b
+}
+
+// archivedResult waits (up to a minute) until the operator has archived the full result of the
+// benchmark's named run, then reads the archive ConfigMap named in status, verifies it against
+// the recorded sha256 and decodes it. It returns the result and the benchmark as last read. A run
+// whose archiving failed fails at once, with the operator's error.
+func archivedResult(ns, name, run string) (*kvv1.Result, *kvv1.KVBenchmark) {
+	GinkgoHelper()
+	var res *kvv1.Result
+	var cur *kvv1.KVBenchmark
+	Eventually(func(g Gomega) {
+		cur = get(ns, name)
+		i := slices.IndexFunc(cur.Status.Runs, func(r kvv1.RunStatus) bool { return r.Name == run })
+		g.Expect(i).NotTo(Equal(-1), "no run %s in status", run)
+		fr := cur.Status.Runs[i].FullResult
+		g.Expect(fr).NotTo(BeNil(), "run %s: no full result yet", run)
+		if fr.Error != "" {
+			StopTrying(fmt.Sprintf("run %s: archiving the full result failed: %s", run, fr.Error)).Now()
+		}
+		g.Expect(fr.ConfigMap).NotTo(BeEmpty())
+		var cm corev1.ConfigMap
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: fr.ConfigMap}, &cm)).To(Succeed())
+		var err error
+		res, err = archive.FromConfigMap(&cm, cur, fr.SHA256)
+		g.Expect(err).NotTo(HaveOccurred())
+	}, time.Minute, time.Second).Should(Succeed())
+	return res, cur
 }
 
 // waitFinished waits until the benchmark is Succeeded or Failed and returns it. Every status seen on the way

@@ -15,14 +15,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 // Issue 12's "done when" scenarios: whatever fails, every finished phase reaches status, the
@@ -117,16 +114,7 @@ func bigSweepInPrometheus(ns string) {
 	create(b)
 	got := waitFinished(ns, b.Name, 3*time.Minute)
 	Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
-	Eventually(func(g Gomega) {
-		got = get(ns, b.Name)
-		g.Expect(got.Status.Runs[0].FullResult).NotTo(BeNil())
-	}, time.Minute, 2*time.Second).Should(Succeed())
-	fr := got.Status.Runs[0].FullResult
-	Expect(fr.Error).To(BeEmpty())
-	var cm corev1.ConfigMap
-	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: fr.ConfigMap}, &cm)).To(Succeed())
-	full, err := archive.FromConfigMap(&cm, got, fr.SHA256)
-	Expect(err).NotTo(HaveOccurred())
+	full, got := archivedResult(ns, b.Name, got.Status.Runs[0].Name)
 	Expect(full.Phases).To(HaveLen(52))
 	Expect(got.Status.Runs[0].Results).To(HaveLen(52), "status has every phase once the archive is read")
 	Expect(got.Status.PhaseProgress).To(Equal("52/52"))

@@ -7,14 +7,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 // expectMeasurementProtocol runs RocksDB and LevelDB (which maps its tables) on local NVMe with a
@@ -33,21 +30,7 @@ func expectMeasurementProtocol(ns string) {
 	got := waitFinished(ns, b.Name, 4*time.Minute)
 	Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
 	for _, r := range got.Status.Runs {
-		var res *kvv1.Result
-		Eventually(func(g Gomega) {
-			cur := get(ns, b.Name)
-			for _, x := range cur.Status.Runs {
-				if x.Name == r.Name {
-					g.Expect(x.FullResult).NotTo(BeNil())
-					g.Expect(x.FullResult.ConfigMap).NotTo(BeEmpty())
-					var cm corev1.ConfigMap
-					g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: x.FullResult.ConfigMap}, &cm)).To(Succeed())
-					var err error
-					res, err = archive.FromConfigMap(&cm, cur, x.FullResult.SHA256)
-					g.Expect(err).NotTo(HaveOccurred())
-				}
-			}
-		}, time.Minute).Should(Succeed())
+		res, _ := archivedResult(ns, b.Name, r.Name)
 		Expect(res.Phases).To(HaveLen(2), r.Name)
 		for _, p := range res.Phases {
 			pr := p.Protocol

@@ -40,7 +40,63 @@ func stages(runForMs int64, kubeletPort int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+	return strings.Join([]string{
+		fmt.Sprintf(nodeInitialize, kubeletPort),
+		podStage("pod-ready", "DoesNotExist", `
+    - key: '.status.podIP'
+      operator: DoesNotExist
+  delay:
+    durationMilliseconds: 200
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Initialized}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Ready}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: ContainersReady}
+      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: PodScheduled}
+`+containerStatuses(true, `
+          running:
+            startedAt: {{ $now | Quote }}`)+`
+      hostIP: 127.0.0.1
+      podIP: {{ PodIPWith .spec.nodeName false ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+`),
+		podStage("pod-complete", "DoesNotExist", fmt.Sprintf(`
+    - key: '.status.phase'
+      operator: In
+      values: [Running]
+    - key: '.metadata.ownerReferences.[].kind'
+      operator: In
+      values: [Job]
+  delay:
+    durationMilliseconds: %d
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $started := .status.startTime }}
+      {{ $msg := printf `+"`%s`"+` ( index .metadata.labels "kvbench.io/engine" ) }}
+`, runForMs, msg)+containerStatuses(false, `
+          terminated:
+            exitCode: 0
+            reason: Completed
+            message: {{ $msg | Quote }}
+            startedAt: {{ $started | Quote }}
+            finishedAt: {{ $now | Quote }}`)+`
+      phase: Succeeded
+`),
+		podStage("pod-delete", "Exists", `
+    - key: '.metadata.finalizers'
+      operator: DoesNotExist
+  next:
+    delete: true
+`),
+	}, "---\n"), nil
+}
+
+// nodeInitialize makes a node Ready at once, its kubelet endpoint on port %d of 127.0.0.1.
+const nodeInitialize = `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
   name: node-initialize
@@ -68,7 +124,7 @@ spec:
         type: InternalIP
       daemonEndpoints:
         kubeletEndpoint:
-          Port: %[2]d
+          Port: %d
       allocatable:
         cpu: "32"
         memory: 128Gi
@@ -82,100 +138,34 @@ spec:
         kubeletVersion: kwok
         operatingSystem: linux
       phase: Running
----
-apiVersion: kwok.x-k8s.io/v1alpha1
+`
+
+// podStage is a KWOK Stage for pods whose deletionTimestamp matches deleting (Exists or
+// DoesNotExist); rest goes on from there: further matchExpressions, then delay and next.
+func podStage(name, deleting, rest string) string {
+	return `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: pod-ready
+  name: ` + name + `
 spec:
   resourceRef: {apiGroup: v1, kind: Pod}
   selector:
     matchExpressions:
     - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.podIP'
-      operator: DoesNotExist
-  delay:
-    durationMilliseconds: 200
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      conditions:
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Initialized}
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: Ready}
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: ContainersReady}
-      - {lastTransitionTime: {{ $now | Quote }}, status: "True", type: PodScheduled}
-      containerStatuses:
+      operator: ` + deleting + rest
+}
+
+// containerStatuses are statusTemplate lines that give each of the pod's containers the same
+// status, started and ready as running says, in state (the lines under "state:").
+func containerStatuses(running bool, state string) string {
+	return fmt.Sprintf(`      containerStatuses:
       {{ range .spec.containers }}
       - image: {{ .image | Quote }}
         imageID: {{ .image | Quote }}
         name: {{ .name | Quote }}
-        ready: true
+        ready: %[1]t
         restartCount: 0
-        started: true
-        state:
-          running:
-            startedAt: {{ $now | Quote }}
-      {{ end }}
-      hostIP: 127.0.0.1
-      podIP: {{ PodIPWith .spec.nodeName false ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      phase: Running
-      startTime: {{ $now | Quote }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-complete
-spec:
-  resourceRef: {apiGroup: v1, kind: Pod}
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.phase'
-      operator: In
-      values: [Running]
-    - key: '.metadata.ownerReferences.[].kind'
-      operator: In
-      values: [Job]
-  delay:
-    durationMilliseconds: %[1]d
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      {{ $started := .status.startTime }}
-      {{ $msg := printf `+"`%[3]s`"+` ( index .metadata.labels "kvbench.io/engine" ) }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - image: {{ .image | Quote }}
-        imageID: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        restartCount: 0
-        started: false
-        state:
-          terminated:
-            exitCode: 0
-            reason: Completed
-            message: {{ $msg | Quote }}
-            startedAt: {{ $started | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      phase: Succeeded
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-delete
-spec:
-  resourceRef: {apiGroup: v1, kind: Pod}
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: Exists
-    - key: '.metadata.finalizers'
-      operator: DoesNotExist
-  next:
-    delete: true
-`, runForMs, kubeletPort, msg), nil
+        started: %[1]t
+        state:%[2]s
+      {{ end }}`, running, state)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -25,8 +26,9 @@ var unavailable = []string{
 	"flushBytesWritten: LevelDB counts flushes with compactions per level; taken as level 0's writes (flushes it places deeper, as in fillseq, count as compaction); leveldb.stats has 1 MB resolution",
 }
 
-// Stats implements engine.StatsReader from leveldb.stats (per-level files, size, compaction
-// time, read and write MB) and GetApproximateSizes over the whole key space (LSM bytes).
+// Stats implements engine.StatsReader from leveldb.stats (per-level compaction time, read and
+// write MB), leveldb.sstables (per-level files and exact bytes) and GetApproximateSizes over the
+// whole key space (LSM bytes).
 func (d *DB) Stats() (*engine.StatsSnapshot, error) {
 	text := d.db.PropertyValue("leveldb.stats")
 	levels, err := parseLevelDBStats(text)
@@ -40,14 +42,8 @@ func (d *DB) Stats() (*engine.StatsSnapshot, error) {
 		read += l.readMB
 		written += l.writeMB
 		secs += l.secs
-		files := int64(l.files)
-		// The file count per level is exact from its own property; sizes are in MB in leveldb.stats.
-		if v, err := strconv.ParseInt(d.db.PropertyValue(fmt.Sprintf("leveldb.num-files-at-level%d", l.level)), 10, 64); err == nil {
-			files = v
-		}
-		c.Levels = append(c.Levels, api.LevelStats{Level: int32(l.level), Files: files, Bytes: int64(l.sizeMB * mb),
-			CompactionBytesRead: engine.I64(int64(l.readMB * mb)), CompactionBytesWritten: engine.I64(int64(l.writeMB * mb))})
 	}
+	c.Levels = mergeLevels(levels, d.db.PropertyValue("leveldb.sstables"))
 	flushed := 0.0
 	if len(levels) > 0 && levels[0].level == 0 {
 		flushed = levels[0].writeMB
@@ -62,6 +58,31 @@ func (d *DB) Stats() (*engine.StatsSnapshot, error) {
 	}
 	c.Unavailable = unavailable
 	return s, nil
+}
+
+// mergeLevels are the levels of leveldb.stats (compaction history, MB resolution) with their exact
+// files and bytes from a leveldb.sstables listing: leveldb.stats rounds sizes to whole MB, so a
+// small level would read as files without bytes. A level with files is listed even if
+// leveldb.stats does not list it.
+func mergeLevels(levels []levelDBLevel, sstables string) []api.LevelStats {
+	files, bytes := levelSizes(sstables)
+	var out []api.LevelStats
+	seen := map[int]bool{}
+	for _, l := range levels {
+		if l.level < 0 || l.level >= numLevels {
+			continue
+		}
+		seen[l.level] = true
+		out = append(out, api.LevelStats{Level: int32(l.level), Files: int64(files[l.level]), Bytes: bytes[l.level],
+			CompactionBytesRead: engine.I64(int64(l.readMB * mb)), CompactionBytesWritten: engine.I64(int64(l.writeMB * mb))})
+	}
+	for level := range numLevels {
+		if !seen[level] && files[level] > 0 {
+			out = append(out, api.LevelStats{Level: int32(level), Files: int64(files[level]), Bytes: bytes[level]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Level < out[j].Level })
+	return out
 }
 
 type levelDBLevel struct {

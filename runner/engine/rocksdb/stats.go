@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -66,17 +67,7 @@ func (d *DB) Stats() (*engine.StatsSnapshot, error) {
 		c.FlushCount = engine.I64(int64(l0))
 		c.CompactionCount = engine.I64(int64(v - l0))
 	}
-	for l := 0; ; l++ {
-		files, ok := num(fmt.Sprintf("compaction.L%d.NumFiles", l))
-		if !ok {
-			break
-		}
-		size, _ := num(fmt.Sprintf("compaction.L%d.SizeBytes", l))
-		rd, _ := num(fmt.Sprintf("compaction.L%d.ReadGB", l))
-		wr, _ := num(fmt.Sprintf("compaction.L%d.WriteGB", l))
-		c.Levels = append(c.Levels, api.LevelStats{Level: int32(l), Files: int64(files), Bytes: int64(size),
-			CompactionBytesRead: engine.I64(int64(math.Round(rd * gb))), CompactionBytesWritten: engine.I64(int64(math.Round(wr * gb)))})
-	}
+	c.Levels = cfLevels(cf)
 	// Stalls: "Cumulative stall" of rocksdb.stats counts stall time; the io_stalls map counts events.
 	text := d.db.GetProperty("rocksdb.stats")
 	if secs, ok := cumulativeStall(text); ok {
@@ -128,6 +119,37 @@ func (d *DB) Stats() (*engine.StatsSnapshot, error) {
 		s.Dumps = append(s.Dumps, api.NamedText{Name: "rocksdb.statistics", Text: d.opts.GetStatisticsString()})
 	}
 	return s, nil
+}
+
+// levelKey is a level's row of the Compaction Stats map, e.g. "compaction.L6.NumFiles".
+var levelKey = regexp.MustCompile(`^compaction\.L(\d+)\.NumFiles$`)
+
+// cfLevels are the Compaction Stats rows of rocksdb.cfstats as levels, in level order. RocksDB
+// lists only the levels that have files or compaction history, so the rows can skip levels: a
+// bulk-loaded tree has only L6 (ingestion puts files in the bottom level). Walk the rows that
+// exist rather than counting up from L0 until one is missing.
+func cfLevels(cf map[string]string) []api.LevelStats {
+	num := func(k string) float64 {
+		f, _ := strconv.ParseFloat(cf[k], 64)
+		return f
+	}
+	var out []api.LevelStats
+	for k := range cf {
+		m := levelKey.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		l, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue
+		}
+		row := func(col string) float64 { return num(fmt.Sprintf("compaction.L%d.%s", l, col)) }
+		out = append(out, api.LevelStats{Level: int32(l), Files: int64(row("NumFiles")), Bytes: int64(row("SizeBytes")),
+			CompactionBytesRead:    engine.I64(int64(math.Round(row("ReadGB") * gb))),
+			CompactionBytesWritten: engine.I64(int64(math.Round(row("WriteGB") * gb)))})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Level < out[j].Level })
+	return out
 }
 
 func (d *DB) mapProperty(name string) (map[string]string, error) {
