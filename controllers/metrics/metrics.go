@@ -95,7 +95,7 @@ var runPhases = []kvv1.RunPhase{kvv1.RunPending, kvv1.RunRunning, kvv1.RunSuccee
 // half of an update.
 type Collector struct {
 	mu     sync.RWMutex
-	series map[types.NamespacedName][]prometheus.Metric
+	series map[types.NamespacedName][]sample
 
 	// JobsCreated counts Jobs this operator process created (a process-local counter).
 	JobsCreated *prometheus.CounterVec
@@ -104,7 +104,7 @@ type Collector struct {
 // NewCollector returns an empty collector.
 func NewCollector() *Collector {
 	return &Collector{
-		series: map[types.NamespacedName][]prometheus.Metric{},
+		series: map[types.NamespacedName][]sample{},
 		JobsCreated: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kvbench_run_jobs_created_total",
 			Help: "Runner Jobs created by this operator process.",
@@ -135,9 +135,17 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	defer c.mu.RUnlock()
 	for _, ms := range c.series {
 		for _, m := range ms {
-			ch <- m
+			ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, m.value, m.labels...)
 		}
 	}
+}
+
+// sample is one series, kept as its values: the metric is built when scraped. With a thousand
+// benchmarks, label pairs kept as built metrics were most of the operator's heap.
+type sample struct {
+	desc   *prometheus.Desc
+	value  float64
+	labels []string
 }
 
 // Set replaces the series of b with what its runs' full results (by run name; nil or missing:
@@ -157,10 +165,10 @@ func (c *Collector) Delete(key types.NamespacedName) {
 	c.JobsCreated.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "benchmark": key.Name})
 }
 
-func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []prometheus.Metric {
-	var out []prometheus.Metric
+func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []sample {
+	var out []sample
 	add := func(d *prometheus.Desc, v float64, labels ...string) {
-		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
+		out = append(out, sample{desc: d, value: v, labels: labels})
 	}
 	medium := string(b.Spec.Storage.Medium)
 	dataset := strconv.FormatInt(plan.DatasetBytes(b.Spec.Dataset), 10)
