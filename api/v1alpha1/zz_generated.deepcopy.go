@@ -891,6 +891,16 @@ func (in *PhaseSummary) DeepCopyInto(out *PhaseSummary) {
 		*out = new(float64)
 		**out = **in
 	}
+	if in.TargetOpsPerSec != nil {
+		in, out := &in.TargetOpsPerSec, &out.TargetOpsPerSec
+		*out = new(float64)
+		**out = **in
+	}
+	if in.ServiceP99Micros != nil {
+		in, out := &in.ServiceP99Micros, &out.ServiceP99Micros
+		*out = new(float64)
+		**out = **in
+	}
 	if in.Pulse != nil {
 		in, out := &in.Pulse, &out.Pulse
 		*out = new(PulseSummary)
