@@ -164,6 +164,18 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("baseline threshold above 100%", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "a", ThresholdPercent: ptr.To[int32](101)}
 		}), "spec.baseline.thresholdPercent"),
+		Entry("baseline alpha 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Alpha: ptr.To(0.0)}
+		}), "spec.baseline.alpha: Invalid value: 0: spec.baseline.alpha in body should be greater than 0"),
+		Entry("baseline alpha above 0.5", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Alpha: ptr.To(0.6)}
+		}), "spec.baseline.alpha in body should be less than or equal to 0.5"),
+		Entry("baseline metric the compare CLI does not know", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Metrics: []kvv1.BaselineMetric{"ops", "p95"}}
+		}), `spec.baseline.metrics[1]: Unsupported value: "p95": supported values: "ops", "p50", "p99", "p999"`),
+		Entry("baseline metric twice", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Metrics: []kvv1.BaselineMetric{"p99", "p99"}}
+		}), `spec.baseline.metrics[1]: Duplicate value: "p99"`),
 
 		// Signs and ranges of size and count fields.
 		Entry("negative cacheSize (would cancel the memory rule)", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("-10Gi")}}), "cacheSize must not be negative"),
@@ -270,6 +282,10 @@ var _ = Describe("KVBenchmark validation", func() {
 		})),
 		Entry("a baseline KVBenchmark with a threshold", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](10)}
+		})),
+		Entry("a baseline gating on ops/s and p99 at alpha 0.01", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](3), Alpha: ptr.To(0.01),
+				Metrics: []kvv1.BaselineMetric{kvv1.BaselineOpsPerSec, kvv1.BaselineP99}}
 		})),
 		Entry("a baseline in a ConfigMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{ConfigMap: "nightly-baseline"} })),
 		Entry("spread EachNode over at most 100 nodes, engines in parallel", base().EnginePlacement(kvv1.EnginesParallel).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
