@@ -60,7 +60,10 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 	if r.IntN(4) == 0 {
 		s.Dataset.ValueSizeRange, s.Dataset.ValueSize = nil, int32(1<<20+r.IntN(4<<20))
 	}
-	data := kvv1.DatasetBytesF(s.Dataset)
+	if r.IntN(2) == 0 {
+		s.Reset = kvv1.ResetPerPoint // the checkpoint doubles the data on the volume
+	}
+	data := kvv1.DatasetBytesF(s.Dataset) * kvv1.DataCopies(s)
 	switch r.IntN(3) {
 	case 0:
 		s.Storage = kvv1.StorageSpec{Medium: kvv1.MediumTmpfs}
@@ -110,6 +113,18 @@ var _ = Describe("memory rule", func() {
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("resources.memory is too small: it must hold"))
 		b.Spec.Resources.Memory = resource.MustParse("720Mi")
+		Expect(dryRunCreate(b)).To(Succeed())
+	})
+
+	It("counts the checkpoint of reset perPoint: the tmpfs data twice", func() {
+		// The 720Mi above, plus the 64Mi dataset once more for the checkpoint next to the database.
+		b := base().Memory("783Mi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB,
+			Options: kvv1.EngineOptions{MaxWriteBufferNumber: ptr.To[int32](6)}}).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj()
+		Expect(kvv1.MemoryNeed(&b.Spec, b.Spec.Engines[0])).To(Equal(784.0 * (1 << 20)))
+		err := dryRunCreate(b)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("twice with reset perPoint for the checkpoint"))
+		b.Spec.Resources.Memory = resource.MustParse("784Mi")
 		Expect(dryRunCreate(b)).To(Succeed())
 	})
 })
