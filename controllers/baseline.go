@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -176,9 +177,9 @@ func verdictFor(b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, base *kvv1.KVBe
 	for i := range st.Runs {
 		newPts = append(newPts, stats.RunPoints(&st.Runs[i])...)
 	}
-	o := stats.Defaults
-	if ref.ThresholdPercent != nil {
-		o.ThresholdPercent = float64(*ref.ThresholdPercent)
+	o, err := baselineOptions(ref)
+	if err != nil {
+		return unknown(ReasonBaselineInvalid, fmt.Sprintf("spec.baseline: %v", err))
 	}
 	c := stats.Compare(oldPts, newPts, o)
 	if c.Matched == 0 {
@@ -189,12 +190,58 @@ func verdictFor(b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, base *kvv1.KVBe
 	if n := len(c.OnlyOld) + len(c.OnlyNew); n > 0 {
 		msg += fmt.Sprintf("; %d point(s) only in the baseline, %d only in this benchmark", len(c.OnlyOld), len(c.OnlyNew))
 	}
+	msg += "; " + gateText(o)
 	v := verdict{comparison: &kvv1.BaselineComparison{Baseline: name, ComparedAt: &metav1.Time{Time: now}, Changes: c.PointChanges(maxBaselineChanges)},
 		status: metav1.ConditionFalse, reason: ReasonNoRegression, message: "against " + name + ": " + msg}
 	if c.Regressed() {
 		v.status, v.reason = metav1.ConditionTrue, ReasonRegression
 	}
 	return v
+}
+
+// baselineOptions are the comparison's settings from spec.baseline, the CLI's defaults for what
+// is unset. The API server has checked the ranges and names; err is for objects it did not check
+// (a spec written before these fields had their validation).
+func baselineOptions(ref *kvv1.BaselineRef) (stats.Options, error) {
+	o := stats.Defaults
+	if ref.ThresholdPercent != nil {
+		o.ThresholdPercent = float64(*ref.ThresholdPercent)
+	}
+	if ref.Alpha != nil {
+		if a := *ref.Alpha; !(a > 0 && a <= 0.5) {
+			return o, fmt.Errorf("alpha %g: want a significance level in (0, 0.5], e.g. 0.05", a)
+		}
+		o.Alpha = *ref.Alpha
+	}
+	if len(ref.Metrics) > 0 {
+		names := make([]string, len(ref.Metrics))
+		for i, m := range ref.Metrics {
+			names[i] = string(m)
+		}
+		ms, err := stats.ParseMetrics(strings.Join(names, ","))
+		if err != nil {
+			return o, fmt.Errorf("metrics: %w", err)
+		}
+		// In table order, however the spec lists them.
+		o.Metrics = slices.DeleteFunc(slices.Clone(stats.Metrics), func(m stats.Metric) bool { return !slices.Contains(ms, m) })
+	}
+	return o, nil
+}
+
+// gateText says what the verdict was made with, in spec.baseline's words, e.g. "compared ops,
+// p99 at alpha 0.05, threshold 5%".
+func gateText(o stats.Options) string {
+	ms := o.Metrics
+	if len(ms) == 0 {
+		ms = stats.Metrics
+	}
+	short := map[stats.Metric]kvv1.BaselineMetric{stats.OpsPerSec: kvv1.BaselineOpsPerSec, stats.P50Micros: kvv1.BaselineP50,
+		stats.P99Micros: kvv1.BaselineP99, stats.P999Micros: kvv1.BaselineP999}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = string(short[m])
+	}
+	return fmt.Sprintf("compared %s at alpha %g, threshold %g%%", strings.Join(names, ", "), o.Alpha, o.ThresholdPercent)
 }
 
 func pointList(ps []stats.Point) string {

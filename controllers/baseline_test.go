@@ -143,7 +143,7 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 		finishRun(ns, "faster-pebble", kvv1.EnginePebble, repeats(100000, 10))
 		got := eventuallyRegressed(key(cur), metav1.ConditionFalse, ReasonNoRegression)
 		Expect(meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message).
-			To(Equal("against configmap/nightly-1: no significant regression beyond 10% in 1 point(s) (worst: pebble readrandom threads=1 p50 (us) +0.00% (p=1.000, n=5+5))"))
+			To(Equal("against configmap/nightly-1: no significant regression beyond 10% in 1 point(s) (worst: pebble readrandom threads=1 p50 (us) +0.00% (p=1.000, n=5+5)); compared ops, p50, p99, p999 at alpha 0.05, threshold 10%"))
 		Expect(got.Status.Baseline.Baseline).To(Equal("configmap/nightly-1"))
 		// Worst first: p50 (4 us in every repeat, unchanged), then p99 and p99.9 halved (-50%),
 		// then ops/s doubled (-100% worse).
@@ -170,6 +170,52 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 		poke(key(early)) // the operator looks again every 30s; do not wait for it
 		got = eventuallyRegressed(key(early), metav1.ConditionFalse, ReasonNoRegression)
 		Expect(got.Status.Baseline.Error).To(BeEmpty())
+	})
+
+	It("gates on spec.baseline's metrics and alpha: a latency-only regression passes an ops-only gate and a stricter alpha", func() {
+		ns := newNamespace()
+		fast := benchmarkSpec("fast", ns).Obj()
+		fast.Status = kvv1.KVBenchmarkStatus{Phase: kvv1.PhaseSucceeded, Runs: []kvv1.RunStatus{{
+			Name: "pebble", Engine: kvv1.EnginePebble, Phase: kvv1.RunSucceeded, Results: repeats(100000, 10)}}}
+		savedBaseline(ns, "fast", fast)
+		// Same ops/s, p99 and p99.9 doubled: fully separated 5 against 5, p = 2/252 = 0.0079.
+		create := func(name string, ref kvv1.BaselineRef) client.ObjectKey {
+			cur := benchmarkSpec(name, ns).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &ref }).Obj()
+			Expect(k8s.Create(ctx, cur)).To(Succeed())
+			finishRun(ns, name+"-pebble", kvv1.EnginePebble, repeats(100000, 20))
+			return key(cur)
+		}
+		defaults := create("defaults", kvv1.BaselineRef{ConfigMap: "fast"})
+		opsOnly := create("ops-only", kvv1.BaselineRef{ConfigMap: "fast", Metrics: []kvv1.BaselineMetric{kvv1.BaselineOpsPerSec}})
+		strict := create("strict", kvv1.BaselineRef{ConfigMap: "fast", Alpha: ptrTo(0.005)})
+		tail := create("tail", kvv1.BaselineRef{ConfigMap: "fast", Metrics: []kvv1.BaselineMetric{kvv1.BaselineP99, kvv1.BaselineOpsPerSec}, Alpha: ptrTo(0.01)})
+
+		got := eventuallyRegressed(defaults, metav1.ConditionTrue, ReasonRegression)
+		msg := meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message
+		Expect(msg).To(HavePrefix("against configmap/fast: regressed: pebble readrandom threads=1 p99 (us) +100.00% (p=0.008, n=5+5), and 1 more"))
+		Expect(msg).To(HaveSuffix("; compared ops, p50, p99, p999 at alpha 0.05, threshold 5%"))
+
+		got = eventuallyRegressed(opsOnly, metav1.ConditionFalse, ReasonNoRegression)
+		Expect(meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message).To(Equal(
+			"against configmap/fast: no significant regression beyond 5% in 1 point(s) (worst: pebble readrandom threads=1 ops/s +0.00% (p=1.000, n=5+5)); compared ops at alpha 0.05, threshold 5%"))
+		Expect(got.Status.Baseline.Changes).To(HaveLen(1))
+		Expect(got.Status.Baseline.Changes[0].Metric).To(Equal("opsPerSec"))
+
+		got = eventuallyRegressed(strict, metav1.ConditionFalse, ReasonNoRegression)
+		Expect(meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message).To(HaveSuffix("; compared ops, p50, p99, p999 at alpha 0.005, threshold 5%"))
+		Expect(got.Status.Baseline.Changes).To(HaveLen(4))
+		for _, ch := range got.Status.Baseline.Changes {
+			Expect(ch.Significant).To(BeFalse(), "%s: p=%v is not below alpha 0.005", ch.Metric, *ch.P)
+		}
+
+		got = eventuallyRegressed(tail, metav1.ConditionTrue, ReasonRegression)
+		msg = meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message
+		Expect(msg).To(Equal("against configmap/fast: regressed: pebble readrandom threads=1 p99 (us) +100.00% (p=0.008, n=5+5); compared ops, p99 at alpha 0.01, threshold 5%"))
+		var metrics []string
+		for _, ch := range got.Status.Baseline.Changes {
+			metrics = append(metrics, ch.Metric)
+		}
+		Expect(metrics).To(ConsistOf("opsPerSec", "p99Micros"))
 	})
 
 	It("says why a baseline cannot be compared: different dataset, no common point, missing, not a benchmark", func() {

@@ -35,3 +35,22 @@ func TestAggregatePointsAndNoisy(t *testing.T) {
 		t.Errorf("without repeats: points %+v, conditions %+v", st.Runs[0].Points, st.Conditions)
 	}
 }
+
+// spec.baseline's options become the comparison's; values the API server would have refused
+// (an object stored before the validation existed) are a clear error, not a silent default.
+func TestBaselineOptions(t *testing.T) {
+	o, err := baselineOptions(&kvv1.BaselineRef{Name: "a"})
+	if err != nil || o.ThresholdPercent != 5 || o.Alpha != 0.05 || len(o.Metrics) != 0 || gateText(o) != "compared ops, p50, p99, p999 at alpha 0.05, threshold 5%" {
+		t.Errorf("defaults: %+v, %v, %q", o, err, gateText(o))
+	}
+	o, err = baselineOptions(&kvv1.BaselineRef{Name: "a", ThresholdPercent: ptrTo[int32](2), Alpha: ptrTo(0.01),
+		Metrics: []kvv1.BaselineMetric{kvv1.BaselineP999, kvv1.BaselineOpsPerSec}})
+	if err != nil || gateText(o) != "compared ops, p999 at alpha 0.01, threshold 2%" {
+		t.Errorf("set: %+v, %v, %q", o, err, gateText(o))
+	}
+	for _, ref := range []kvv1.BaselineRef{{Name: "a", Alpha: ptrTo(0.0)}, {Name: "a", Alpha: ptrTo(1.0)}, {Name: "a", Metrics: []kvv1.BaselineMetric{"p95"}}} {
+		if _, err := baselineOptions(&ref); err == nil {
+			t.Errorf("%+v: no error", ref)
+		}
+	}
+}

@@ -261,8 +261,14 @@ func ThreadsTable(b *Benchmark) *Table {
 	if rep {
 		t.Headers = append(t.Headers, "Iteration")
 	}
+	// Rate-limited writers get two more columns per run, only when some phase had a target, so
+	// tables of unlimited phases keep their columns.
+	limited := slices.ContainsFunc(phases, func(p Phase) bool { _, ok := rateOf(&p); return ok })
 	for _, r := range runs {
 		t.Headers = append(t.Headers, r+" ops/s", r+" p99 (us)")
+		if limited {
+			t.Headers = append(t.Headers, r+" writes/s", r+" write p99 (us) schedule/service")
+		}
 	}
 	type key struct {
 		name               string
@@ -304,14 +310,82 @@ func ThreadsTable(b *Benchmark) *Table {
 			p := cells[k][r]
 			if p == nil {
 				row = append(row, Empty, Empty)
+				if limited {
+					row = append(row, Empty, Empty)
+				}
 				continue
 			}
 			row = append(row, ops(p.OpsPerSec), p99(&p.PhaseSummary))
+			if limited {
+				row = append(row, rateCells(p)...)
+			}
 		}
 		t.add(row...)
 	}
 	t.Notes = []string{"ops/s over all threads; p99 over all operations of the phase, in microseconds"}
+	if limited {
+		t.Notes = append(t.Notes, "writes/s: the rate-limited background writer's reached rate and its target; \"missed\" = more than 5% short",
+			"write p99 schedule/service: from each write's scheduled time (includes any backlog) / from its actual start (the engine's own write time)")
+		if slices.ContainsFunc(phases, func(p Phase) bool { r, ok := rateOf(&p); return ok && r.missed }) {
+			t.Notes = append(t.Notes, "a missed target's schedule latency is mostly the writer's backlog, not the engine: read the service time")
+		}
+	}
 	return t
+}
+
+// rate is a rate-limited background writer's verdict on one phase.
+type rate struct {
+	target, reached float64
+	missed          bool
+	// schedule and service are the writes' p99 from their scheduled and their actual start; nil
+	// when unknown (a trimmed status summary).
+	schedule, service *float64
+}
+
+// rateOf reads a phase's rate target from the full result's protocol or, for a phase known only
+// from status, from its summary; false when the phase had no target.
+func rateOf(p *Phase) (rate, bool) {
+	var r rate
+	switch pr := p.Protocol; {
+	case pr != nil && pr.TargetOpsPerSec != nil:
+		r.target, r.missed = *pr.TargetOpsPerSec, pr.TargetMissed
+		if pr.ServiceLatencyMicros != nil {
+			r.service = &pr.ServiceLatencyMicros.P99
+		}
+	case p.TargetOpsPerSec != nil:
+		r.target, r.missed, r.service = *p.TargetOpsPerSec, p.TargetMissed, p.ServiceP99Micros
+	default:
+		return r, false
+	}
+	if p.WriteRate != nil {
+		r.reached = *p.WriteRate
+	}
+	for _, o := range p.Operations {
+		if o.Name == "write" && o.LatencyMicros != nil {
+			r.schedule = &o.LatencyMicros.P99
+		}
+	}
+	return r, true
+}
+
+// rateCells are a phase's writes/s and write p99 cells: "6400 (target 80000 missed)" and
+// "29000000 / 3.4"; empty for a phase without a target.
+func rateCells(p *Phase) []string {
+	r, ok := rateOf(p)
+	if !ok {
+		return []string{Empty, Empty}
+	}
+	verdict := ""
+	if r.missed {
+		verdict = " missed"
+	}
+	lat := func(v *float64) string {
+		if v == nil {
+			return Empty
+		}
+		return micros(*v)
+	}
+	return []string{fmt.Sprintf("%s (target %s%s)", ops(r.reached), ops(r.target), verdict), lat(r.schedule) + " / " + lat(r.service)}
 }
 
 func p99(s *api.PhaseSummary) string {

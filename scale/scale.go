@@ -80,7 +80,7 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	}
 
 	if s.Storage.Size != nil {
-		floor := newBytes
+		floor := max(newBytes, kvv1.DatasetBytesF(s.Dataset)) * kvv1.DataCopies(s) // the CRD's storage.size rules
 		if s.Storage.Medium != kvv1.MediumTmpfs {
 			floor = max(floor, float64(minStorage))
 		}

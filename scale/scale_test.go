@@ -229,3 +229,32 @@ func TestBenchmarkTmpfsLeavesRoomToGrow(t *testing.T) {
 		}
 	}
 }
+
+// reset perPoint keeps a checkpoint next to the database: a scaled spec's volume holds the dataset
+// twice (the CRD's storage.size rule) and its memory the tmpfs data twice (the memory rule).
+func TestBenchmarkResetPerPointRoomForTheCheckpoint(t *testing.T) {
+	for _, medium := range []kvv1.StorageMedium{kvv1.MediumTmpfs, kvv1.MediumLocalNVMe} {
+		for _, sized := range []bool{false, true} {
+			for _, target := range []string{"1Mi", "256Mi", "3Gi", "100Gi"} {
+				b := seed002()
+				b.Spec.Reset = kvv1.ResetPerPoint
+				b.Spec.Storage = kvv1.StorageSpec{Medium: medium, Size: q("20Gi")} // exactly twice the 10Gi dataset
+				if medium == kvv1.MediumTmpfs && !sized {
+					b.Spec.Storage.Size = nil
+				}
+				got, err := Benchmark(b, Target{Size: q(target)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := &got.Spec
+				data := kvv1.DatasetBytesF(s.Dataset)
+				if s.Storage.Size != nil && s.Storage.Size.AsApproximateFloat64() < 2*data {
+					t.Errorf("%s %s: storage.size %s below twice the %.0f-byte dataset", medium, target, s.Storage.Size, data)
+				}
+				if !kvv1.MemoryFits(s) {
+					t.Errorf("%s %s: memory %s below the rule", medium, target, s.Resources.Memory.String())
+				}
+			}
+		}
+	}
+}

@@ -294,7 +294,33 @@ type BaselineRef struct {
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	ThresholdPercent *int32 `json:"thresholdPercent,omitempty"`
+	// Alpha is the significance level: a change is significant when the Mann-Whitney U test's
+	// p < alpha; default 0.05. Lower it to gate only on clearer differences (with enough repeats:
+	// 5 repeats a side give at best p = 0.0079).
+	// +kubebuilder:validation:ExclusiveMinimum=true
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=0.5
+	// +optional
+	Alpha *float64 `json:"alpha,omitempty"`
+	// Metrics are what is compared and gated on, as `kubectl kvbench compare --metrics` names them;
+	// default all four. A gate on a noisy machine may keep to ops/s.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=set
+	// +optional
+	Metrics []BaselineMetric `json:"metrics,omitempty"`
 }
+
+// BaselineMetric is a compared metric: ops/s or a latency percentile of the whole phase.
+// +kubebuilder:validation:Enum=ops;p50;p99;p999
+type BaselineMetric string
+
+const (
+	BaselineOpsPerSec BaselineMetric = "ops"
+	BaselineP50       BaselineMetric = "p50"
+	BaselineP99       BaselineMetric = "p99"
+	BaselineP999      BaselineMetric = "p999"
+)
 
 // PointChange is one sweep point compared with the baseline.
 type PointChange struct {
@@ -307,7 +333,8 @@ type PointChange struct {
 	New    float64 `json:"new"`
 	// Ratio is new / old.
 	Ratio float64 `json:"ratio"`
-	// P is the significance test's p-value; Significant says p < alpha (0.05) with enough samples.
+	// P is the significance test's p-value; Significant says p < alpha (spec.baseline.alpha,
+	// default 0.05) with enough samples.
 	// +optional
 	P *float64 `json:"p,omitempty"`
 	// +optional

@@ -157,6 +157,13 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("settle timeout over 24h", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 25 * 3600e9}}
 		}), "settle.timeout must be positive and at most 24h"),
+		Entry("reset perPoint on a volume without room for the checkpoint", base().Storage(kvv1.MediumLocalNVMe, "127Mi", "").
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "reset perPoint keeps the post-load checkpoint on the volume"),
+		Entry("reset perPoint on a tmpfs sized for the dataset once", base().Storage(kvv1.MediumTmpfs, "64Mi", "").
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size must hold the dataset twice"),
+		Entry("reset perPoint on a num dataset's volume without room for the checkpoint", base().Dataset(func(d *kvv1.DatasetSpec) {
+			d.Size, d.Num = nil, ptr.To[int64](1<<20) // 1Mi x (16 + 100) bytes = 116Mi
+		}).Storage(kvv1.MediumLocalNVMe, "231Mi", "").EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size must hold the dataset twice"),
 		Entry("unknown reset mode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = "always" }), "Unsupported value: \"always\""),
 		Entry("baseline with neither name nor configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{} }), "baseline: set exactly one of name (a KVBenchmark) and configMap (a saved result)"),
 		Entry("baseline with both name and configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "a", ConfigMap: "b"} }), "baseline: set exactly one of name"),
@@ -164,6 +171,18 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("baseline threshold above 100%", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "a", ThresholdPercent: ptr.To[int32](101)}
 		}), "spec.baseline.thresholdPercent"),
+		Entry("baseline alpha 0", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Alpha: ptr.To(0.0)}
+		}), "spec.baseline.alpha: Invalid value: 0: spec.baseline.alpha in body should be greater than 0"),
+		Entry("baseline alpha above 0.5", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Alpha: ptr.To(0.6)}
+		}), "spec.baseline.alpha in body should be less than or equal to 0.5"),
+		Entry("baseline metric the compare CLI does not know", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Metrics: []kvv1.BaselineMetric{"ops", "p95"}}
+		}), `spec.baseline.metrics[1]: Unsupported value: "p95": supported values: "ops", "p50", "p99", "p999"`),
+		Entry("baseline metric twice", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "a", Metrics: []kvv1.BaselineMetric{"p99", "p99"}}
+		}), `spec.baseline.metrics[1]: Duplicate value: "p99"`),
 
 		// Signs and ranges of size and count fields.
 		Entry("negative cacheSize (would cancel the memory rule)", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("-10Gi")}}), "cacheSize must not be negative"),
@@ -270,6 +289,15 @@ var _ = Describe("KVBenchmark validation", func() {
 		})),
 		Entry("a baseline KVBenchmark with a threshold", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](10)}
+		})),
+		Entry("reset perPoint with room for the checkpoint: local NVMe and tmpfs sized at twice the dataset", base().Storage(kvv1.MediumLocalNVMe, "128Mi", "").
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint })),
+		Entry("reset perPoint on a tmpfs at twice a num dataset", base().Dataset(func(d *kvv1.DatasetSpec) {
+			d.Size, d.Num = nil, ptr.To[int64](1<<20)
+		}).Storage(kvv1.MediumTmpfs, "232Mi", "").Memory("1Gi").EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint })),
+		Entry("a baseline gating on ops/s and p99 at alpha 0.01", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](3), Alpha: ptr.To(0.01),
+				Metrics: []kvv1.BaselineMetric{kvv1.BaselineOpsPerSec, kvv1.BaselineP99}}
 		})),
 		Entry("a baseline in a ConfigMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{ConfigMap: "nightly-baseline"} })),
 		Entry("spread EachNode over at most 100 nodes, engines in parallel", base().EnginePlacement(kvv1.EnginesParallel).EditSpec(func(s *kvv1.KVBenchmarkSpec) {

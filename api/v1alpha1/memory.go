@@ -71,8 +71,19 @@ func DatasetBytesF(d DatasetSpec) float64 {
 	return float64(*d.Num) * float64(key+value)
 }
 
+// DataCopies is how many copies of the data the volume must have room for: 2 with reset perPoint,
+// whose post-load checkpoint lives next to the database. Its table files are hard links, free at
+// first, but every file a point's writes and compactions replace stays alive through the
+// checkpoint, so by the end of a point the volume can hold the data twice.
+func DataCopies(s *KVBenchmarkSpec) float64 {
+	if s.Reset == ResetPerPoint {
+		return 2
+	}
+	return 1
+}
+
 // TmpfsDataBytes is what the database may put into memory on tmpfs: storage.size (the sizeLimit)
-// if set, else the dataset; 0 on other media.
+// if set, else the dataset times DataCopies; 0 on other media.
 func TmpfsDataBytes(s *KVBenchmarkSpec) float64 {
 	if s.Storage.Medium != MediumTmpfs {
 		return 0
@@ -80,7 +91,7 @@ func TmpfsDataBytes(s *KVBenchmarkSpec) float64 {
 	if s.Storage.Size != nil {
 		return s.Storage.Size.AsApproximateFloat64()
 	}
-	return DatasetBytesF(s.Dataset)
+	return DatasetBytesF(s.Dataset) * DataCopies(s)
 }
 
 // MaxThreads is the largest thread count any workload runs with (the sweep or its own threads).

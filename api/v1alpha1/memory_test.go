@@ -1,6 +1,7 @@
 package v1alpha1_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -60,7 +61,10 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 	if r.IntN(4) == 0 {
 		s.Dataset.ValueSizeRange, s.Dataset.ValueSize = nil, int32(1<<20+r.IntN(4<<20))
 	}
-	data := kvv1.DatasetBytesF(s.Dataset)
+	if r.IntN(2) == 0 {
+		s.Reset = kvv1.ResetPerPoint // the checkpoint doubles the data on the volume
+	}
+	data := kvv1.DatasetBytesF(s.Dataset) * kvv1.DataCopies(s)
 	switch r.IntN(3) {
 	case 0:
 		s.Storage = kvv1.StorageSpec{Medium: kvv1.MediumTmpfs}
@@ -78,6 +82,16 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 	return b
 }
 
+// needText is what the memory rule's messageExpression says: the largest engine's MemoryNeed in
+// MiB, rounded up as the CEL does (whole bytes + 1Mi - 1, truncated), and the limit in MiB.
+func needText(s *kvv1.KVBenchmarkSpec) string {
+	need := 0.0
+	for _, e := range s.Engines {
+		need = max(need, kvv1.MemoryNeed(s, e))
+	}
+	return fmt.Sprintf("%dMi, the largest engine need (it is %dMi)", int64((need+1048575)/1048576), int64(s.Resources.Memory.AsApproximateFloat64()/1048576))
+}
+
 var _ = Describe("memory rule", func() {
 	// kvv1.MemoryNeed is the memory model scale and plan use; the CEL rule mirrors it by hand.
 	It("accepts exactly the specs whose memory holds MemoryNeed (Go and CEL agree)", func() {
@@ -92,7 +106,8 @@ var _ = Describe("memory rule", func() {
 				continue
 			}
 			Expect(err).To(HaveOccurred(), "spec %d: Go says memory is short, the API server accepted it: %+v", i, b.Spec)
-			Expect(err.Error()).To(ContainSubstring("resources.memory is too small: it must hold"), "spec %d", i)
+			// The message states each engine's need as Go computes it, and the limit.
+			Expect(err.Error()).To(ContainSubstring("resources.memory is too small: it must hold "+needText(&b.Spec)), "spec %d", i)
 			Expect(err.Error()).NotTo(ContainSubstring("evaluating rule"))
 			rejected++
 		}
@@ -110,6 +125,19 @@ var _ = Describe("memory rule", func() {
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("resources.memory is too small: it must hold"))
 		b.Spec.Resources.Memory = resource.MustParse("720Mi")
+		Expect(dryRunCreate(b)).To(Succeed())
+	})
+
+	It("counts the checkpoint of reset perPoint: the tmpfs data twice", func() {
+		// The 720Mi above, plus the 64Mi dataset once more for the checkpoint next to the database.
+		b := base().Memory("783Mi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB,
+			Options: kvv1.EngineOptions{MaxWriteBufferNumber: ptr.To[int32](6)}}).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj()
+		Expect(kvv1.MemoryNeed(&b.Spec, b.Spec.Engines[0])).To(Equal(784.0 * (1 << 20)))
+		err := dryRunCreate(b)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("resources.memory is too small: it must hold 784Mi, the largest engine need (it is 783Mi); that is, for every engine"))
+		Expect(err.Error()).To(ContainSubstring("twice with reset perPoint for the checkpoint"))
+		b.Spec.Resources.Memory = resource.MustParse("784Mi")
 		Expect(dryRunCreate(b)).To(Succeed())
 	})
 })

@@ -129,6 +129,16 @@ type PhaseSummary struct {
 	// WriteRate is the write rate actually reached, in writes/s (readwhilewriting, pulse).
 	// +optional
 	WriteRate *float64 `json:"writeRate,omitempty"`
+	// TargetOpsPerSec is a rate-limited writer's target (writes/s) and TargetMissed says WriteRate
+	// fell more than 5% short of it: latency from the schedule then includes a backlog, and
+	// ServiceP99Micros (the writes' p99 from their actual start) is the engine's own write time.
+	// Copies of Protocol's fields that survive into status (the termination message).
+	// +optional
+	TargetOpsPerSec *float64 `json:"targetOpsPerSec,omitempty"`
+	// +optional
+	TargetMissed bool `json:"targetMissed,omitempty"`
+	// +optional
+	ServiceP99Micros *float64 `json:"serviceP99Micros,omitempty"`
 	// Pulse summarises the pulse rounds.
 	// +optional
 	Pulse *PulseSummary `json:"pulse,omitempty"`

@@ -218,7 +218,8 @@ func DatasetBytes(d kvv1.DatasetSpec) int64 {
 
 // TmpfsBytes is the sizeLimit of a tmpfs run's emptyDir: storage.size if set, else everything the
 // memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and the overhead, the
-// same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this holds the dataset.
+// same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this holds the dataset
+// (twice with reset perPoint: the checkpoint next to the database).
 func TmpfsBytes(b *kvv1.KVBenchmark, e kvv1.EngineSpec) *resource.Quantity {
 	if b.Spec.Storage.Size != nil {
 		q := b.Spec.Storage.Size.DeepCopy()

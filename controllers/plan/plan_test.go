@@ -147,6 +147,10 @@ func TestTmpfsBytes(t *testing.T) {
 				MaxWriteBufferNumber: ptr.To[int32](4)}}, "1108Mi"},
 		// leveldb and pebble: 4Mi x 2 memtables by default.
 		"pebble defaults": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "744Mi"},
+		// reset perPoint: the least memory the rule admits for the default 64Mi dataset leaves the
+		// tmpfs twice the dataset, room for the post-load checkpoint (pebble: 8Mi + 8Mi + 256Mi + 8Mi + 2 x 64Mi).
+		"reset perPoint at the rule's minimum": {w.MakeKVBenchmark("b", "ns").Memory("408Mi").EngineNames(kvv1.EnginePebble).
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "128Mi"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -155,6 +159,20 @@ func TestTmpfsBytes(t *testing.T) {
 				t.Errorf("TmpfsBytes = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// 408Mi is the least the memory rule admits for that reset perPoint spec, so no admitted spec's
+// tmpfs is smaller than twice its dataset.
+func TestTmpfsBytesResetPerPointMinimum(t *testing.T) {
+	b := w.MakeKVBenchmark("b", "ns").Memory("408Mi").EngineNames(kvv1.EnginePebble).
+		EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj()
+	if !kvv1.MemoryFits(&b.Spec) {
+		t.Errorf("408Mi does not fit: need %.0f", kvv1.MemoryNeed(&b.Spec, b.Spec.Engines[0]))
+	}
+	b.Spec.Resources.Memory = resource.MustParse("407Mi")
+	if kvv1.MemoryFits(&b.Spec) {
+		t.Error("407Mi fits: the rule does not count the checkpoint")
 	}
 }
 

@@ -599,7 +599,7 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 		r.WriteRate = &rate
 		r.Operations = append(r.Operations, api.OperationSummary{Name: "write", Ops: w, OpsPerSec: rate,
 			LatencyMicros: bg.hists[opWrite].Percentiles()})
-		r.Protocol = rateProtocol(r.Protocol, p.targetRate, rate, bg.service)
+		rateProtocol(r, p.targetRate, rate, bg.service)
 	}
 	return out
 }

@@ -27,21 +27,28 @@ import (
 const targetMissedShare = 0.05
 
 // rateProtocol adds a rate-limited writer's target, whether it was missed, and its service time
-// (from each write's actual start) to pr; unlimited writers (target 0) add nothing.
-func rateProtocol(pr *api.MeasurementProtocol, target, reached float64, service *hist.Histogram) *api.MeasurementProtocol {
+// (from each write's actual start) to r's protocol, and the same in brief to its summary, which is
+// what status keeps; unlimited writers (target 0) add nothing.
+func rateProtocol(r *api.PhaseResult, target, reached float64, service *hist.Histogram) {
 	if target <= 0 {
-		return pr
+		return
 	}
-	if pr == nil {
-		pr = &api.MeasurementProtocol{}
+	if r.Protocol == nil {
+		r.Protocol = &api.MeasurementProtocol{}
 	}
+	pr := r.Protocol
 	pr.TargetOpsPerSec = &target
 	pr.TargetMissed = reached < (1-targetMissedShare)*target
 	if service != nil && service.Count() > 0 {
 		pr.ServiceLatencyMicros = service.Percentiles()
 	}
-	return pr
+	r.TargetOpsPerSec, r.TargetMissed = ptrTo(target), pr.TargetMissed
+	if pr.ServiceLatencyMicros != nil {
+		r.ServiceP99Micros = ptrTo(pr.ServiceLatencyMicros.P99)
+	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // settlePoll is how often settle asks the engine whether it is idle.
 const settlePoll = 100 * time.Millisecond

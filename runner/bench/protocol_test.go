@@ -43,6 +43,17 @@ func TestRateLimitedTarget(t *testing.T) {
 	if sched == nil || pr.ServiceLatencyMicros.P50*10 > sched.P50 {
 		t.Errorf("service p50 %v µs against schedule p50 %v µs", pr.ServiceLatencyMicros.P50, sched)
 	}
+	// Status keeps the verdict and the service p99 in the summary, without the protocol.
+	if s := missed.PhaseSummary; s.TargetOpsPerSec == nil || *s.TargetOpsPerSec != 50_000_000 || !s.TargetMissed ||
+		s.ServiceP99Micros == nil || *s.ServiceP99Micros != pr.ServiceLatencyMicros.P99 {
+		t.Errorf("unreachable target: summary target %v missed %v service p99 %v", ptrVal(s.TargetOpsPerSec), s.TargetMissed, ptrVal(s.ServiceP99Micros))
+	}
+	if s := reached.PhaseSummary; s.TargetOpsPerSec == nil || s.TargetMissed || s.ServiceP99Micros == nil {
+		t.Errorf("reachable target: summary target %v missed %v service p99 %v", ptrVal(s.TargetOpsPerSec), s.TargetMissed, ptrVal(s.ServiceP99Micros))
+	}
+	if s := unlimited.PhaseSummary; s.TargetOpsPerSec != nil || s.ServiceP99Micros != nil {
+		t.Errorf("unlimited readrandom has a target in its summary: %+v", s)
+	}
 	if pr := reached.Protocol; pr == nil || pr.TargetMissed || *pr.TargetOpsPerSec != 500 || pr.ServiceLatencyMicros == nil {
 		t.Errorf("reachable target: protocol %+v, write rate %v", pr, ptrVal(reached.WriteRate))
 	}

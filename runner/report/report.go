@@ -68,7 +68,7 @@ func Histogram(w io.Writer, what string, count int64, p *api.Percentiles) {
 
 // Summarize builds the bounded summary of a result: it always marshals to at most
 // api.TerminationMessageLimit bytes. It drops detail first (per-operation breakdowns, pulse
-// summaries, then latency), then whole phases from the end, counting them in Truncated.
+// summaries, then latency; a rate target and whether it was missed stay), then whole phases from the end, counting them in Truncated.
 func Summarize(r *api.Result) *api.Summary {
 	s := &api.Summary{SchemaVersion: r.SchemaVersion, Engine: r.Engine, EngineVersion: r.EngineVersion, Error: r.Error,
 		Provenance: ProvenanceSummary(r.Provenance)}
@@ -94,7 +94,7 @@ func Summarize(r *api.Result) *api.Summary {
 				p.LatencyMicros.P75, p.LatencyMicros.P9999 = 0, 0
 			}
 		},
-		func(p *api.PhaseSummary) { p.LatencyMicros = nil },
+		func(p *api.PhaseSummary) { p.LatencyMicros, p.ServiceP99Micros = nil, nil },
 	}
 	for _, f := range strip {
 		if fits() {

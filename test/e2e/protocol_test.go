@@ -44,3 +44,36 @@ func expectMeasurementProtocol(ns string) {
 		}
 	}
 }
+
+// expectRateTargetInReport runs readwhilewriting with an unreachable writer target (50M writes/s)
+// and a reachable one (200/s) on a tiny tmpfs RocksDB, and checks that status carries the verdict
+// and the service p99, and that `kubectl kvbench report` marks the missed target next to the
+// writes' latency from the schedule and from their start.
+func expectRateTargetInReport(ns string) {
+	GinkgoHelper()
+	b := tmpfsBench(ns, "rate-target", kvv1.EngineRocksDB)
+	rww := func(rate int64) kvv1.WorkloadSpec {
+		return kvv1.WorkloadSpec{Name: kvv1.WorkloadReadWhileWriting, WritesPerSecond: ptr.To(rate), Duration: &metav1.Duration{Duration: 2 * time.Second}}
+	}
+	b.Spec.Workloads = []kvv1.WorkloadSpec{rww(50_000_000), rww(200)}
+	b.Spec.Threads = []int32{1}
+	create(b)
+	got := waitFinished(ns, b.Name, 3*time.Minute)
+	Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
+	res := got.Status.Runs[0].Results
+	Expect(res).To(HaveLen(2))
+	missed, reached := res[0], res[1]
+	Expect(missed.TargetOpsPerSec).To(HaveValue(BeNumerically("==", 50_000_000)))
+	Expect(missed.TargetMissed).To(BeTrue(), "50M writes/s reached %v", missed.WriteRate)
+	Expect(missed.ServiceP99Micros).NotTo(BeNil())
+	Expect(reached.TargetOpsPerSec).To(HaveValue(BeNumerically("==", 200)))
+	Expect(reached.TargetMissed).To(BeFalse(), "200 writes/s reached %v", reached.WriteRate)
+
+	out := run(buildPlugin(), "report", b.Name, "-n", ns, "--table", "threads")
+	Expect(out).To(ContainSubstring("rocksdb writes/s"))
+	Expect(out).To(ContainSubstring("rocksdb write p99 (us) schedule/service"))
+	Expect(out).To(MatchRegexp(`(?m)^readwhilewriting +1 +[0-9]+ +[0-9.]+ +[0-9]+ \(target 50000000 missed\) +[0-9.]+ / [0-9.]+$`))
+	Expect(out).To(MatchRegexp(`(?m)^readwhilewriting#2 +1 +[0-9]+ +[0-9.]+ +[0-9]+ \(target 200\) +[0-9.]+ / [0-9.]+$`))
+	Expect(out).To(ContainSubstring("a missed target's schedule latency is mostly the writer's backlog"))
+	AddReportEntry("kubectl kvbench report rate-target", out)
+}

@@ -329,6 +329,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectMeasurementProtocol(ns)
 	})
 
+	It("marks a rate-limited writer's missed target in status and in kubectl kvbench report, with its service time", func() {
+		expectRateTargetInReport(ns)
+	})
+
 	It("compares with spec.baseline: Regressed=True against a faster run, False against a slower one, the change ratio in Prometheus", func() {
 		baselineScenario(ns)
 	})
