@@ -18,11 +18,12 @@ import (
 func TestRateLimitedTarget(t *testing.T) {
 	rww := func(rate int64) api.WorkloadSpec {
 		return api.WorkloadSpec{Name: api.WorkloadReadWhileWriting, WritesPerSecond: i64(rate),
-			Duration: &metav1.Duration{Duration: time.Second}}
+			Duration: &metav1.Duration{Duration: 2 * time.Second}}
 	}
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t), Threads: []int32{1},
-		Dataset:   api.DatasetSpec{Num: i64(testNum)},
-		Workloads: []api.WorkloadSpec{rww(50_000_000), rww(500), {Name: api.WorkloadReadRandom, Num: i64(100)}}}
+		Dataset: api.DatasetSpec{Num: i64(testNum)},
+		// 100/s over 2 s is met even on a loaded CI machine: a 50 ms stall at the end costs 2.5%, inside the 5% allowed.
+		Workloads: []api.WorkloadSpec{rww(50_000_000), rww(100), {Name: api.WorkloadReadRandom, Num: i64(100)}}}
 	res, out, err := run(t, cfg)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
@@ -54,7 +55,7 @@ func TestRateLimitedTarget(t *testing.T) {
 	if s := unlimited.PhaseSummary; s.TargetOpsPerSec != nil || s.ServiceP99Micros != nil {
 		t.Errorf("unlimited readrandom has a target in its summary: %+v", s)
 	}
-	if pr := reached.Protocol; pr == nil || pr.TargetMissed || *pr.TargetOpsPerSec != 500 || pr.ServiceLatencyMicros == nil {
+	if pr := reached.Protocol; pr == nil || pr.TargetMissed || *pr.TargetOpsPerSec != 100 || pr.ServiceLatencyMicros == nil {
 		t.Errorf("reachable target: protocol %+v, write rate %v", pr, ptrVal(reached.WriteRate))
 	}
 	if unlimited.Protocol != nil {
