@@ -68,6 +68,12 @@ var (
 		"Reads of a measured phase that found their key.", resultLabels, nil)
 	descWriteRate = prometheus.NewDesc("kvbench_result_achieved_writes_per_second",
 		"Write rate actually reached (readwhilewriting, pulse).", resultLabels, nil)
+	descTarget = prometheus.NewDesc("kvbench_result_target_writes_per_second",
+		"A rate-limited writer's target (readwhilewriting with writesPerSecond, pulse).", resultLabels, nil)
+	descTargetMissed = prometheus.NewDesc("kvbench_result_target_missed",
+		"1 when a rate-limited phase fell more than 5% short of its target (its schedule latency is then mostly backlog), else 0.", resultLabels, nil)
+	descServiceP99 = prometheus.NewDesc("kvbench_result_service_latency_p99_seconds",
+		"p99 of a rate-limited writer's writes from their actual start (the engine's own write time, without the schedule's backlog).", resultLabels, nil)
 	descPulseRounds = prometheus.NewDesc("kvbench_result_pulse_rounds",
 		"Pulse rounds completed.", resultLabels, nil)
 	descPulseMax = prometheus.NewDesc("kvbench_result_pulse_round_max_seconds",
@@ -123,7 +129,7 @@ func (c *Collector) Register(reg prometheus.Registerer) error {
 // Describe sends the fixed descriptors; the counter registers itself separately.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOps, descBytes, descLatency, descOpLatency, descDuration, descOpsCount, descFound,
-		descWriteRate, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart,
+		descWriteRate, descTarget, descTargetMissed, descServiceP99, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart,
 		descOperationOps, descOperationLatency, descPulseRound, descCPU, descWriteAmp, descStall, descLSM, descCompactionWritten, descChange} {
 		ch <- d
 	}
@@ -265,6 +271,13 @@ func addPhase(add func(d *prometheus.Desc, v float64, labels ...string), l []str
 	}
 	if p.WriteRate != nil {
 		add(descWriteRate, *p.WriteRate, l...)
+	}
+	if p.TargetOpsPerSec != nil {
+		add(descTarget, *p.TargetOpsPerSec, l...)
+		add(descTargetMissed, boolValue(p.TargetMissed), l...)
+	}
+	if p.ServiceP99Micros != nil {
+		add(descServiceP99, *p.ServiceP99Micros/1e6, l...)
 	}
 	if p.Pulse != nil {
 		add(descPulseRounds, float64(p.Pulse.Rounds), l...)

@@ -24,7 +24,8 @@ func bench() *kvv1.KVBenchmark {
 			// The same workload again at the same thread count: its own series (phase label).
 			{Workload: "readrandom", Threads: 4, OpsPerSec: 130339, MBPerSec: 14.4, Seconds: 10, Found: ptr.To[int64](99),
 				LatencyMicros: &kvv1.Percentiles{P50: 5, P99: 12.5, P999: 40, Max: 900}},
-			{Workload: "readwhilewriting", Threads: 4, OpsPerSec: 5000, WriteRate: ptr.To(9876.5)},
+			{Workload: "readwhilewriting", Threads: 4, OpsPerSec: 5000, WriteRate: ptr.To(9876.5),
+				TargetOpsPerSec: ptr.To(80000.0), TargetMissed: true, ServiceP99Micros: ptr.To(36.5)},
 		},
 	}}
 	return b
@@ -63,9 +64,19 @@ kvbench_result_bytes_per_second{` + labels("1") + `,workload="readrandom"} 1.509
 # HELP kvbench_result_achieved_writes_per_second Write rate actually reached (readwhilewriting, pulse).
 # TYPE kvbench_result_achieved_writes_per_second gauge
 kvbench_result_achieved_writes_per_second{` + labels("2") + `,workload="readwhilewriting"} 9876.5
+# HELP kvbench_result_target_writes_per_second A rate-limited writer's target (readwhilewriting with writesPerSecond, pulse).
+# TYPE kvbench_result_target_writes_per_second gauge
+kvbench_result_target_writes_per_second{` + labels("2") + `,workload="readwhilewriting"} 80000
+# HELP kvbench_result_target_missed 1 when a rate-limited phase fell more than 5% short of its target (its schedule latency is then mostly backlog), else 0.
+# TYPE kvbench_result_target_missed gauge
+kvbench_result_target_missed{` + labels("2") + `,workload="readwhilewriting"} 1
+# HELP kvbench_result_service_latency_p99_seconds p99 of a rate-limited writer's writes from their actual start (the engine's own write time, without the schedule's backlog).
+# TYPE kvbench_result_service_latency_p99_seconds gauge
+kvbench_result_service_latency_p99_seconds{` + labels("2") + `,workload="readwhilewriting"} 3.65e-05
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "kvbench_result_ops_per_second",
-		"kvbench_result_latency_seconds", "kvbench_result_bytes_per_second", "kvbench_result_achieved_writes_per_second"); err != nil {
+		"kvbench_result_latency_seconds", "kvbench_result_bytes_per_second", "kvbench_result_achieved_writes_per_second",
+		"kvbench_result_target_writes_per_second", "kvbench_result_target_missed", "kvbench_result_service_latency_p99_seconds"); err != nil {
 		t.Error(err)
 	}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
