@@ -56,7 +56,21 @@ type LogReader struct {
 
 	mu   sync.Mutex
 	pods map[types.UID]*podLog
-	sem  chan struct{} // bounds concurrent reads
+	// At most maxLogReads reads run at once; the others wait in queue as small requests (a
+	// thousand runs' reads are a thousand entries here, not a thousand goroutines with pods).
+	active int
+	queue  []logRead
+}
+
+// maxLogReads bounds concurrent log reads.
+const maxLogReads = 4
+
+// logRead is one requested read: what of the pod it needs, and whom to reconcile after.
+type logRead struct {
+	namespace, name, version string
+	uid                      types.UID
+	owner                    types.NamespacedName
+	ended                    bool
 }
 
 type podLog struct {
@@ -81,7 +95,6 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	now := l.Clock.Now()
 	if l.pods == nil {
 		l.pods = map[types.UID]*podLog{}
-		l.sem = make(chan struct{}, 4)
 	}
 	for uid, p := range l.pods {
 		if !p.reading && now.Sub(p.usedAt) > time.Hour {
@@ -103,7 +116,13 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 		(!p.snap.Final && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
 	if stale && !p.reading {
 		p.reading = true
-		go l.read(pod.DeepCopy(), owner, ended)
+		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended}
+		if l.active < maxLogReads {
+			l.active++
+			go l.readAll(req)
+		} else {
+			l.queue = append(l.queue, req)
+		}
 	}
 	return p.snap
 }
@@ -117,35 +136,47 @@ func (l *LogReader) Forget(uid types.UID) {
 	}
 }
 
-func (l *LogReader) read(pod *corev1.Pod, owner types.NamespacedName, ended bool) {
-	l.sem <- struct{}{}
-	snap := l.readOnce(pod, ended)
-	<-l.sem
-	l.mu.Lock()
-	if p := l.pods[pod.UID]; p != nil {
-		// A failed read keeps the phases an earlier read found.
-		if (snap.Err != nil || snap.Bad != nil) && p.snap != nil {
-			keep := *p.snap
-			keep.Err, keep.Bad, keep.Final, keep.PodVersion = snap.Err, snap.Bad, snap.Final, snap.PodVersion
-			snap = &keep
+// readAll does req, then the queued reads, until the queue is empty.
+func (l *LogReader) readAll(req logRead) {
+	for {
+		snap := l.readOnce(req)
+		l.mu.Lock()
+		if p := l.pods[req.uid]; p != nil {
+			// A failed read keeps the phases an earlier read found.
+			if (snap.Err != nil || snap.Bad != nil) && p.snap != nil {
+				keep := *p.snap
+				keep.Err, keep.Bad, keep.Final, keep.PodVersion = snap.Err, snap.Bad, snap.Final, snap.PodVersion
+				snap = &keep
+			}
+			p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
 		}
-		p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
-	}
-	l.mu.Unlock()
-	b := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name}}
-	select {
-	case l.Events <- event.GenericEvent{Object: b}:
-	default: // full: the benchmark's periodic requeue picks the snapshot up
+		next, more := logRead{}, len(l.queue) > 0
+		if more {
+			next, l.queue = l.queue[0], l.queue[1:]
+		} else {
+			l.active--
+		}
+		l.mu.Unlock()
+		b := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: req.owner.Namespace, Name: req.owner.Name}}
+		select {
+		case l.Events <- event.GenericEvent{Object: b}:
+		default: // full: the benchmark's periodic requeue picks the snapshot up
+		}
+		if !more {
+			return
+		}
+		req = next
 	}
 }
 
-func (l *LogReader) readOnce(pod *corev1.Pod, ended bool) *logSnapshot {
-	snap := &logSnapshot{Final: ended, PodVersion: pod.ResourceVersion}
+func (l *LogReader) readOnce(req logRead) *logSnapshot {
+	ended := req.ended
+	snap := &logSnapshot{Final: ended, PodVersion: req.version}
 	ctx, cancel := context.WithTimeout(context.Background(), l.Timeout)
 	defer cancel()
-	rc, err := l.Open(ctx, pod.Namespace, pod.Name, render.ContainerName)
+	rc, err := l.Open(ctx, req.namespace, req.name, render.ContainerName)
 	if err != nil {
-		snap.Err = fmt.Errorf("reading the log of pod %s: %w", pod.Name, err)
+		snap.Err = fmt.Errorf("reading the log of pod %s: %w", req.name, err)
 		return snap
 	}
 	defer rc.Close()
@@ -156,7 +187,7 @@ func (l *LogReader) readOnce(pod *corev1.Pod, ended bool) *logSnapshot {
 		snap.Bad = bad.err
 		return snap
 	case err != nil:
-		snap.Err = fmt.Errorf("reading the log of pod %s: %w", pod.Name, err)
+		snap.Err = fmt.Errorf("reading the log of pod %s: %w", req.name, err)
 		return snap
 	}
 	if load != nil {

@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
@@ -100,5 +103,51 @@ func TestLogReaderTimesOutAndReportsBack(t *testing.T) {
 	s = l.Get(pod, owner, true)
 	if s == nil || !s.Final || !errors.Is(s.Err, context.DeadlineExceeded) || len(s.Phases) != 1 {
 		t.Fatalf("after the timeout: %+v", s)
+	}
+}
+
+// A thousand pods asking at once get at most maxLogReads reads at a time, and every one is read.
+func TestLogReaderBoundsConcurrentReads(t *testing.T) {
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	var mu sync.Mutex
+	running, most := 0, 0
+	open := func(_ context.Context, _, _, _ string) (io.ReadCloser, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return io.NopCloser(strings.NewReader(phaseLine(t, p0))), nil
+	}
+	l := NewLogReader(open)
+	l.Events = make(chan event.GenericEvent, 2000)
+	const n = 1000
+	pods := make([]*corev1.Pod, n)
+	for i := range pods {
+		pods[i] = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i), UID: types.UID(fmt.Sprint(i)), ResourceVersion: "1"}}
+		l.Get(pods[i], types.NamespacedName{Namespace: "ns", Name: "b"}, true)
+	}
+	for i := 0; i < n; i++ {
+		select {
+		case <-l.Events:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d reads reported back", i, n)
+		}
+	}
+	for _, p := range pods {
+		if s := l.Get(p, types.NamespacedName{Namespace: "ns", Name: "b"}, true); s == nil || !s.Final || len(s.Phases) != 1 {
+			t.Fatalf("pod %s: %+v", p.Name, s)
+		}
+	}
+	if most > maxLogReads || most == 0 {
+		t.Errorf("%d reads ran at once, want 1..%d", most, maxLogReads)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active != 0 || len(l.queue) != 0 {
+		t.Errorf("after all reads: %d active, %d queued", l.active, len(l.queue))
 	}
 }
