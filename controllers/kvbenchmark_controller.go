@@ -444,7 +444,8 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	b := p.b
 	newStatus := aggregate(b, p.statuses, p.now)
 	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
-	if !apiequality.Semantic.DeepEqual(b.Status, newStatus) {
+	changed := !apiequality.Semantic.DeepEqual(b.Status, newStatus)
+	if changed {
 		old := b.DeepCopy()
 		b.Status = newStatus
 		if err := r.Status().Update(ctx, b); err != nil {
@@ -456,7 +457,11 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 		r.emitTransitions(old, b)
 		r.emitBaseline(old, b)
 	}
-	r.Metrics.Set(b, r.archivedResults(ctx, b))
+	// The series follow status and the archives it names: rebuild them when either changed, or
+	// an archive could not be read yet.
+	if changed || !r.Metrics.Has(p.key()) || !r.haveArchivedResults(b) {
+		r.Metrics.Set(b, r.archivedResults(ctx, b))
+	}
 	return ctrl.Result{}, nil
 }
 

@@ -71,6 +71,23 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 	return out
 }
 
+// haveArchivedResults says whether every archive b's status names is in the cache.
+func (r *KVBenchmarkReconciler) haveArchivedResults(b *kvv1.KVBenchmark) bool {
+	if r.APIReader == nil {
+		return true
+	}
+	r.results.mu.Lock()
+	defer r.results.mu.Unlock()
+	for _, run := range b.Status.Runs {
+		if fr := run.FullResult; fr != nil && fr.ConfigMap != "" {
+			if _, ok := r.results.m[types.NamespacedName{Namespace: b.Namespace, Name: fr.ConfigMap}]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // forgetResults drops the cached results of a deleted benchmark.
 func (r *KVBenchmarkReconciler) forgetResults(key types.NamespacedName) {
 	r.results.mu.Lock()

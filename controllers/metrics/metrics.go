@@ -163,6 +163,14 @@ func (c *Collector) Set(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) {
 	c.mu.Unlock()
 }
 
+// Has says whether the collector holds series of the benchmark.
+func (c *Collector) Has(key types.NamespacedName) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.series[key]
+	return ok
+}
+
 // Delete drops every series of a deleted benchmark.
 func (c *Collector) Delete(key types.NamespacedName) {
 	c.mu.Lock()
