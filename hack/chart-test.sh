@@ -45,7 +45,11 @@ echo "$forced" | grep -q '^ServiceMonitor ' && echo "$forced" | grep -q '^PodMon
 off=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --set monitoring.serviceMonitor.enabled=false --set grafana.dashboard.enabled=false | kinds)
 echo "$off" | grep -qE '^(ServiceMonitor|ConfigMap) ' && bad "enabled=false still renders" || ok "enabled=false switches monitor and dashboard off"
 
-for bad_vals in "image.tag=latest" "operator.maxConcurrentRuns=-1" "nosuchkey=1" "metrics.port=0" "monitoring.serviceMonitor.interval=5"; do
+# GOMEMLIMIT: set by default, absent when operator.goMemLimit is empty.
+render | grep -A1 'name: GOMEMLIMIT' | grep -q 'value: "100MiB"' && ok "GOMEMLIMIT 100MiB by default" || bad "no GOMEMLIMIT by default"
+render --set operator.goMemLimit= | grep -q GOMEMLIMIT && bad "goMemLimit='' still sets GOMEMLIMIT" || ok "goMemLimit='' leaves GOMEMLIMIT unset"
+
+for bad_vals in "image.tag=latest" "operator.maxConcurrentRuns=-1" "nosuchkey=1" "metrics.port=0" "monitoring.serviceMonitor.interval=5" "operator.goMemLimit=100M"; do
   if render --set "$bad_vals" >/dev/null 2>&1; then bad "schema accepted $bad_vals"; else ok "schema rejects $bad_vals"; fi
 done
 

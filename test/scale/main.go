@@ -46,7 +46,7 @@ type options struct {
 	runFor, timeout                        time.Duration
 	k8sBin, kwok, operator, ranges, out    string
 	workDir                                string
-	operatorArgs                           string
+	operatorArgs, operatorEnv              string
 	keep, waitArchive                      bool
 }
 
@@ -62,6 +62,7 @@ func main() {
 	flag.StringVar(&o.kwok, "kwok", "", "kwok binary (hack/tools.sh kwok)")
 	flag.StringVar(&o.operator, "operator", "", "operator binary (make manager)")
 	flag.StringVar(&o.operatorArgs, "operator-args", "", "extra operator flags, space separated")
+	flag.StringVar(&o.operatorEnv, "operator-env", "GOMEMLIMIT=100MiB", "the operator's extra environment, space separated NAME=value (the default is the chart's)")
 	flag.StringVar(&o.ranges, "ranges", "", "range file the figures must stay within")
 	flag.StringVar(&o.out, "out", "", "write the figures as JSON here")
 	flag.StringVar(&o.workDir, "work-dir", "", "logs and data (default: a new directory under /tmp)")
@@ -288,7 +289,7 @@ func run(o options) (bool, error) {
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort), "--max-concurrent-runs=0",
 		"--runner-image=localhost/kvbench-runner:v0.0.0-scale"}
 	args = append(args, strings.Fields(o.operatorArgs)...)
-	op, err := launch("operator", o.operator, []string{"KUBECONFIG=" + kubeconfig}, args...)
+	op, err := launch("operator", o.operator, append([]string{"KUBECONFIG=" + kubeconfig}, strings.Fields(o.operatorEnv)...), args...)
 	if err != nil {
 		return false, err
 	}
