@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -162,6 +163,9 @@ func freePort() (int, error) {
 }
 
 func run(o options) (bool, error) {
+	// A signal ends the run through ctx, so the deferred stops still end every process it started.
+	sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	if o.workDir == "" {
 		d, err := os.MkdirTemp("", "kvbench-scale-")
 		if err != nil {
@@ -261,7 +265,7 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.timeout+5*time.Minute)
+	ctx, cancel := context.WithTimeout(sigCtx, o.timeout+5*time.Minute)
 	defer cancel()
 	nvme := render.DefaultOptions().NVMeNodeLabel
 	nvmeKey, nvmeValue, _ := strings.Cut(nvme, "=")
