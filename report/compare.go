@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kvbench/kvbench-operator/stats"
 )
 
 // Comparison matches the phases of two benchmarks: B's numbers relative to A's.
@@ -46,34 +48,15 @@ func Compare(a, b *Benchmark) *Comparison {
 		}
 		return fmt.Sprintf("%s|%s|%d|%d", r, w, p.Threads, p.Iteration)
 	}
-	matchA := make([]*Phase, len(pa)) // matchA[i] is pa[i]'s phase in B
-	usedB := make([]bool, len(pb))
-	for _, tool := range []bool{true, false} {
-		inB := map[string]int{}
-		for j := range pb {
-			if k := key(&pb[j], tool); !usedB[j] {
-				if _, dup := inB[k]; !dup {
-					inB[k] = j
-				}
-			}
-		}
-		for i := range pa {
-			if matchA[i] != nil {
-				continue
-			}
-			if j, ok := inB[key(&pa[i], tool)]; ok {
-				matchA[i], usedB[j] = &pb[j], true
-				delete(inB, key(&pa[i], tool))
-			}
-		}
-	}
+	matchA, usedB := stats.Match(pa, pb, key)
 	c := &Comparison{A: a, B: b}
 	for i := range pa {
-		p, q := &pa[i], matchA[i]
-		if q == nil {
+		p := &pa[i]
+		if matchA[i] < 0 {
 			c.OnlyA = append(c.OnlyA, label(p))
 			continue
 		}
+		q := &pb[matchA[i]]
 		run, workload := p.Run, p.Name()
 		if p.Run != q.Run {
 			run = p.Run + " vs " + q.Run

@@ -124,11 +124,34 @@ func Compare(old, new []Point, o Options) *Comparison {
 		}
 		return fmt.Sprintf("%s|%s|%d", r, w, p.Threads)
 	}
-	match := make([]int, len(old)) // old[i]'s point in new, or -1
+	match, used := Match(old, new, key)
+	c := &Comparison{Options: o}
+	for i := range old {
+		if match[i] < 0 {
+			c.OnlyOld = append(c.OnlyOld, old[i].Label())
+			continue
+		}
+		c.Matched++
+		c.Changes = append(c.Changes, comparePoint(&old[i], &new[match[i]], o)...)
+	}
+	for j := range new {
+		if !used[j] {
+			c.OnlyNew = append(c.OnlyNew, new[j].Label())
+		}
+	}
+	return c
+}
+
+// Match pairs old's items with new's by key: first by the whole key (tool true), then the items
+// left over by the key without the "dbbench:" prefix (tool false). Each new item matches at most
+// once, the first unused one of its key. match[i] is old[i]'s index in new, or -1; used[j] says
+// new[j] matched.
+func Match[T any](old, new []T, key func(t *T, tool bool) string) (match []int, used []bool) {
+	match = make([]int, len(old))
 	for i := range match {
 		match[i] = -1
 	}
-	used := make([]bool, len(new))
+	used = make([]bool, len(new))
 	for _, tool := range []bool{true, false} {
 		inNew := map[string]int{}
 		for j := range new {
@@ -148,21 +171,7 @@ func Compare(old, new []Point, o Options) *Comparison {
 			}
 		}
 	}
-	c := &Comparison{Options: o}
-	for i := range old {
-		if match[i] < 0 {
-			c.OnlyOld = append(c.OnlyOld, old[i].Label())
-			continue
-		}
-		c.Matched++
-		c.Changes = append(c.Changes, comparePoint(&old[i], &new[match[i]], o)...)
-	}
-	for j := range new {
-		if !used[j] {
-			c.OnlyNew = append(c.OnlyNew, new[j].Label())
-		}
-	}
-	return c
+	return match, used
 }
 
 func runs(ps []Point) []string {
