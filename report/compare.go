@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/kvbench/kvbench-operator/stats"
 )
@@ -27,9 +26,6 @@ type ComparedPhase struct {
 	A, B      *Phase
 }
 
-// dbBenchPrefix marks a phase that Debian's db_bench ran (the runner's dbbench driver names them so).
-const dbBenchPrefix = "dbbench:"
-
 // Compare matches phases by run, workload (and its occurrence), threads and iteration, the
 // dataset load included. When both benchmarks have a single run, runs match whatever their
 // names, so that two one-engine benchmarks (or two bare result files) can be compared. Phases left
@@ -44,7 +40,7 @@ func Compare(a, b *Benchmark) *Comparison {
 			r = ""
 		}
 		if !tool {
-			w = strings.TrimPrefix(w, dbBenchPrefix)
+			w = stats.TrimTool(w)
 		}
 		return fmt.Sprintf("%s|%s|%d|%d", r, w, p.Threads, p.Iteration)
 	}

@@ -120,7 +120,7 @@ func Compare(old, new []Point, o Options) *Comparison {
 			r = ""
 		}
 		if !tool {
-			w = trimTool(w)
+			w = TrimTool(w)
 		}
 		return fmt.Sprintf("%s|%s|%d", r, w, p.Threads)
 	}

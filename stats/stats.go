@@ -230,6 +230,6 @@ func Format(s api.SampleStats, value func(float64) string) string {
 	return fmt.Sprintf("%s ± %s (CoV %.1f%%)", value(s.Median), ci, 100*s.CoV)
 }
 
-// trimTool drops the "dbbench:" prefix of a phase Debian's db_bench ran, so that db_bench's
-// fillseq can match the runner's fillseq.
-func trimTool(w string) string { return strings.TrimPrefix(w, "dbbench:") }
+// TrimTool drops the "dbbench:" prefix of a phase Debian's db_bench ran (the runner's dbbench
+// driver names them so), so that db_bench's fillseq can match the runner's fillseq.
+func TrimTool(w string) string { return strings.TrimPrefix(w, "dbbench:") }
