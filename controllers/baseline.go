@@ -99,12 +99,8 @@ func (r *KVBenchmarkReconciler) loadBaseline(ctx context.Context, ns string, ref
 	}
 	// ConfigMaps are read from the API server: caching every ConfigMap of the cluster for this
 	// one read would cost more than the read.
-	reader := r.APIReader
-	if reader == nil {
-		reader = r.Client
-	}
 	var cm corev1.ConfigMap
-	err := reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.ConfigMap}, &cm)
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.ConfigMap}, &cm)
 	if apierrors.IsNotFound(err) {
 		return nil, &unusable{ReasonBaselineNotFound, fmt.Sprintf("ConfigMap %s not found in namespace %s", ref.ConfigMap, ns)}, nil
 	}

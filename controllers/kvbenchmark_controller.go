@@ -105,7 +105,8 @@ type KVBenchmarkReconciler struct {
 	// turns both off.
 	Logs LogOpener
 	// APIReader reads from the API server, not the cache: a run is declared terminal only after
-	// its pods were read there, and a baseline ConfigMap is read uncached. Nil: the cache only.
+	// its pods were read there, and nodes and ConfigMaps are read uncached. SetupWithManager
+	// sets the manager's when nil.
 	APIReader client.Reader
 
 	logReader *LogReader
@@ -237,7 +238,7 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 		}
 		runPods := podsOf(p.pods, job)
 		st, obs := r.observeRun(run, prev, job, runPods, p)
-		if terminal(&st) && (prev == nil || !terminal(prev)) && job != nil && r.APIReader != nil {
+		if terminal(&st) && (prev == nil || !terminal(prev)) && job != nil {
 			// About to decide for good: the cache may lag (a pod it has not delivered, or a
 			// termination state it has not seen yet), so look at the pods as the API server has them.
 			var fresh corev1.PodList
@@ -487,12 +488,8 @@ func (r *KVBenchmarkReconciler) planRuns(ctx context.Context, b *kvv1.KVBenchmar
 			return nil, err
 		}
 		// Uncached, once per benchmark: no cluster-wide Node informer.
-		var reader client.Reader = r.Client
-		if r.APIReader != nil {
-			reader = r.APIReader
-		}
 		var list corev1.NodeList
-		if err := reader.List(ctx, &list, client.MatchingLabels(sel)); err != nil {
+		if err := r.APIReader.List(ctx, &list, client.MatchingLabels(sel)); err != nil {
 			return nil, fmt.Errorf("list nodes for spread EachNode: %w", err)
 		}
 		for _, n := range list.Items {

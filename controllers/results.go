@@ -28,9 +28,6 @@ type cachedResult struct {
 // archivedResults returns the full result of every run of b that has an archive, by run name.
 // A run whose archive cannot be read has none here; its series come from status.
 func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVBenchmark) map[string]*kvv1.Result {
-	if r.APIReader == nil {
-		return nil
-	}
 	out := map[string]*kvv1.Result{}
 	for _, run := range b.Status.Runs {
 		if run.FullResult == nil || run.FullResult.ConfigMap == "" {
@@ -73,9 +70,6 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 
 // haveArchivedResults says whether every archive b's status names is in the cache.
 func (r *KVBenchmarkReconciler) haveArchivedResults(b *kvv1.KVBenchmark) bool {
-	if r.APIReader == nil {
-		return true
-	}
 	r.results.mu.Lock()
 	defer r.results.mu.Unlock()
 	for _, run := range b.Status.Runs {
