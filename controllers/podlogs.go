@@ -214,8 +214,7 @@ func (e *badLogError) Error() string { return e.err.Error() }
 // parseRunnerLog returns the phase lines and the last result line of a runner's log. Lines
 // longer than maxLine fail with archive.ErrLineTooLong.
 func parseRunnerLog(r io.Reader, maxLine int) (load *kvv1.PhaseResult, phases []kvv1.PhaseResult, res *kvv1.Result, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc := archive.LineScanner(r, maxLine)
 	var last []byte
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -235,12 +234,12 @@ func parseRunnerLog(r io.Reader, maxLine int) (load *kvv1.PhaseResult, phases []
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, nil, nil, &badLogError{fmt.Errorf("%w (%d MiB)", archive.ErrLineTooLong, maxLine>>20)}
+			return nil, nil, nil, &badLogError{archive.LineTooLong(maxLine)}
 		}
 		return nil, nil, nil, err
 	}
 	if last != nil {
-		if res, err = archive.FromLog(bytes.NewReader(append(append([]byte(kvv1.ResultLogPrefix), last...), '\n')), maxLine); err != nil {
+		if res, err = archive.Decode(last); err != nil {
 			return nil, nil, nil, &badLogError{err}
 		}
 	}

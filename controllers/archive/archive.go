@@ -48,8 +48,7 @@ var ErrLineTooLong = errors.New("the result line is longer than the limit")
 // FromLog returns the last full result in a runner's log, or nil when the log has none. Lines
 // longer than maxLine bytes fail with ErrLineTooLong (the caller's memory bound).
 func FromLog(r io.Reader, maxLine int) (*api.Result, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc := LineScanner(r, maxLine)
 	var last []byte
 	for sc.Scan() {
 		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(api.ResultLogPrefix)); ok {
@@ -58,17 +57,31 @@ func FromLog(r io.Reader, maxLine int) (*api.Result, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%w (%d MiB)", ErrLineTooLong, maxLine>>20)
+			return nil, LineTooLong(maxLine)
 		}
 		return nil, fmt.Errorf("reading the log: %w", err)
 	}
 	if last == nil {
 		return nil, nil
 	}
-	return decode(last)
+	return Decode(last)
 }
 
-func decode(b []byte) (*api.Result, error) {
+// LineScanner scans r's lines and fails with bufio.ErrTooLong on one of maxLine bytes or more.
+// The buffer starts no larger than maxLine: bufio.Scanner's limit is the larger of the two.
+func LineScanner(r io.Reader, maxLine int) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
+	return sc
+}
+
+// LineTooLong is ErrLineTooLong with the limit, for a scanner's bufio.ErrTooLong.
+func LineTooLong(maxLine int) error {
+	return fmt.Errorf("%w (%d bytes)", ErrLineTooLong, maxLine)
+}
+
+// Decode reads one result line's JSON (without its prefix) and checks its schema.
+func Decode(b []byte) (*api.Result, error) {
 	var res api.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("result line: %w", err)
@@ -174,7 +187,7 @@ func Decompress(data []byte) (*api.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decode(raw)
+	return Decode(raw)
 }
 
 // ReadBounded reads r to its end, failing once it yields more than limit bytes.
