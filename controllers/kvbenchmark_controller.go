@@ -430,7 +430,7 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 		}
 	case p.now.Sub(finishedAt(prev, p.now)) < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
-		p.want(archiveRetry)
+		p.want(archiveRetryAfter(p.now.Sub(finishedAt(prev, p.now))))
 	default:
 		st.FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
 	}
@@ -544,6 +544,13 @@ func terminal(st *kvv1.RunStatus) bool {
 }
 
 // finishedAt is when a terminal run ended (now when it has no completion time).
+// archiveRetryAfter is how long to wait before archiving a run again, elapsed after it ended:
+// archiveRetry, then doubling (a log that cannot be read now rarely can a few seconds later), with
+// a last try at archiveGiveUp. About 6 tries instead of one every archiveRetry.
+func archiveRetryAfter(elapsed time.Duration) time.Duration {
+	return min(max(archiveRetry, elapsed), max(archiveGiveUp-elapsed, time.Second))
+}
+
 func finishedAt(st *kvv1.RunStatus, now time.Time) time.Time {
 	if st.CompletionTime != nil {
 		return st.CompletionTime.Time

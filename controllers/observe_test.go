@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -313,5 +314,20 @@ func TestObserveRunPinnedNode(t *testing.T) {
 	}
 	if got, _ := observeRun(run, nil, pinnedJob, nil, nil, now, limits{unschedulable: time.Minute}); got.NodeName != "n2" {
 		t.Errorf("pinned Job, no pod, no status: nodeName = %q, want n2", got.NodeName)
+	}
+}
+
+func TestArchiveRetryAfterBacksOff(t *testing.T) {
+	// Simulate the retries of a run whose log never becomes readable.
+	var tries []time.Duration
+	for at := time.Duration(0); at < archiveGiveUp; at += archiveRetryAfter(at) {
+		tries = append(tries, at)
+	}
+	want := []time.Duration{0, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute}
+	if !slices.Equal(tries, want) {
+		t.Fatalf("tries at %v, want %v", tries, want)
+	}
+	if got := archiveRetryAfter(archiveGiveUp - 10*time.Millisecond); got != time.Second {
+		t.Fatalf("just before giving up: wait %v, want 1s", got)
 	}
 }
