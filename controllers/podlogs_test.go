@@ -91,13 +91,10 @@ func TestLogReaderTimesOutAndReportsBack(t *testing.T) {
 	if s == nil || len(s.Phases) != 1 || s.Final || s.Err != nil {
 		t.Fatalf("first read: %+v", s)
 	}
-	// The pod ended: a final read starts; it hangs and times out.
-	start := time.Now()
+	// The pod ended: a final read starts; it hangs and times out. Get does not wait for it (a
+	// Get that did would return the read's final snapshot).
 	if s := l.Get(pod, owner, true); s == nil || s.Final {
 		t.Fatalf("Get waited for the read or returned a final snapshot: %+v", s)
-	}
-	if time.Since(start) > 100*time.Millisecond {
-		t.Fatalf("Get blocked for %v", time.Since(start))
 	}
 	wait()
 	s = l.Get(pod, owner, true)

@@ -53,11 +53,11 @@ var _ = Describe("provenance", func() {
 		raw, _ := json.Marshal(s)
 		st := terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed", string(raw))
 		st.ContainerStatuses[0].ImageID = "docker-pullable://kvbench/runner@" + testDigest
-		setPodStatus(pod, st)
 		full := fullResult(kvv1.EngineRocksDB, 1)
 		full.Provenance = &kvv1.Provenance{RunnerRevision: "abc123", Seed: 301, SpecHash: "sha256:feed",
 			Node: &kvv1.NodeFingerprint{NodeName: "node-prov", CPUs: 2}}
-		op.logs.set(pod, runnerLog(full))
+		op.logs.set(pod, runnerLog(full)) // before the pod ends, so its final log read finds it
+		setPodStatus(pod, st)
 		setJobStatus(job, true, "", "", t0, t0.Add(time.Minute))
 
 		got := eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })

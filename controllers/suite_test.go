@@ -119,7 +119,9 @@ func startOperator(o operatorOpts) *operator {
 	if o.config.UnschedulableTimeout == 0 {
 		o.config.UnschedulableTimeout = 10 * time.Minute
 	}
-	leaseDuration, renewDeadline, retryPeriod := 2*time.Second, time.Second, 200*time.Millisecond
+	// Generous: a 1 s API stall on a loaded CI machine must not lose the lease (a takeover is
+	// immediate anyway: the leader releases it on stop).
+	leaseDuration, renewDeadline, retryPeriod := 15*time.Second, 10*time.Second, time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: "0"},

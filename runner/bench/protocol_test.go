@@ -16,14 +16,15 @@ import (
 // A rate-limited writer that cannot reach its target says so, and reports its service time next
 // to the latency from the schedule (which includes the backlog); one that reaches it does not.
 func TestRateLimitedTarget(t *testing.T) {
-	rww := func(rate int64) api.WorkloadSpec {
+	rww := func(rate int64, d time.Duration) api.WorkloadSpec {
 		return api.WorkloadSpec{Name: api.WorkloadReadWhileWriting, WritesPerSecond: i64(rate),
-			Duration: &metav1.Duration{Duration: 2 * time.Second}}
+			Duration: &metav1.Duration{Duration: d}}
 	}
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t), Threads: []int32{1},
 		Dataset: api.DatasetSpec{Num: i64(testNum)},
-		// 100/s over 2 s is met even on a loaded CI machine: a 50 ms stall at the end costs 2.5%, inside the 5% allowed.
-		Workloads: []api.WorkloadSpec{rww(50_000_000), rww(100), {Name: api.WorkloadReadRandom, Num: i64(100)}}}
+		// 100/s over 5 s is met even on a loaded CI machine: the writer catches up after a stall, and
+		// one of up to 250 ms at the phase's end stays inside the 5% allowed.
+		Workloads: []api.WorkloadSpec{rww(50_000_000, 2*time.Second), rww(100, 5*time.Second), {Name: api.WorkloadReadRandom, Num: i64(100)}}}
 	res, out, err := run(t, cfg)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)

@@ -164,7 +164,8 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("finishes a run correctly when the operator restarts mid-run", func() {
 		b := tmpfsBench(ns, "operator-restart", kvv1.EngineRocksDB)
-		b.Spec.Workloads[0].Duration = &metav1.Duration{Duration: 15 * time.Second}
+		// Two 20 s phases: time for Prometheus to discover and scrape the pod (5 s interval) on a loaded machine.
+		b.Spec.Workloads[0].Duration = &metav1.Duration{Duration: 20 * time.Second}
 		create(b)
 		pod := waitRunnerRunning(ns, b.Name, 2*time.Second)
 		By("Prometheus scrapes the live runner through the chart's PodMonitor")
@@ -172,7 +173,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 			got, err := promQuery(fmt.Sprintf(`kvbench_runner_operations_total{namespace=%q,pod=%q}`, ns, pod.Name))
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(got).NotTo(BeEmpty())
-		}, 25*time.Second).Should(Succeed())
+		}, 35*time.Second).Should(Succeed())
 		var job batchv1.Job
 		jobName := get(ns, b.Name).Status.Runs[0].JobName
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: jobName}, &job)).To(Succeed())
