@@ -56,6 +56,8 @@ type LogReader struct {
 
 	mu   sync.Mutex
 	pods map[types.UID]*podLog
+	// sweptAt is when pods nobody asked about for an hour were last forgotten (at most once a minute).
+	sweptAt time.Time
 	// At most maxLogReads reads run at once; the others wait in queue as small requests (a
 	// thousand runs' reads are a thousand entries here, not a thousand goroutines with pods).
 	active int
@@ -96,10 +98,13 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	if l.pods == nil {
 		l.pods = map[types.UID]*podLog{}
 	}
-	for uid, p := range l.pods {
-		if !p.reading && now.Sub(p.usedAt) > time.Hour {
-			delete(l.pods, uid)
+	if now.Sub(l.sweptAt) > time.Minute {
+		for uid, p := range l.pods {
+			if !p.reading && now.Sub(p.usedAt) > time.Hour {
+				delete(l.pods, uid)
+			}
 		}
+		l.sweptAt = now
 	}
 	p := l.pods[pod.UID]
 	if p == nil {

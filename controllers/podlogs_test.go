@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -146,5 +147,40 @@ func TestLogReaderBoundsConcurrentReads(t *testing.T) {
 	defer l.mu.Unlock()
 	if l.active != 0 || len(l.queue) != 0 {
 		t.Errorf("after all reads: %d active, %d queued", l.active, len(l.queue))
+	}
+}
+
+// A pod nobody asked about for an hour is forgotten by the next sweep (at most one a minute);
+// one asked about is kept.
+func TestLogReaderForgetsUnusedPods(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(t0)
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader("")), nil
+	})
+	l.Clock = clk
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
+	}
+	known := func(uid types.UID) bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		_, ok := l.pods[uid]
+		return ok
+	}
+	old, cur := pod("old"), pod("cur")
+	l.Get(old, owner, true)
+	<-l.Events
+	clk.SetTime(t0.Add(59 * time.Minute))
+	l.Get(cur, owner, true)
+	<-l.Events
+	if !known(old.UID) || !known(cur.UID) {
+		t.Fatal("a pod was forgotten within the hour")
+	}
+	clk.SetTime(t0.Add(61 * time.Minute))
+	l.Get(cur, owner, true)
+	if known(old.UID) || !known(cur.UID) {
+		t.Errorf("after an hour: old kept %v, cur kept %v; want false, true", known(old.UID), known(cur.UID))
 	}
 }
