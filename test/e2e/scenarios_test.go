@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -142,17 +143,25 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(condition(got, kvv1.ConditionFailed).Status).To(Equal(metav1.ConditionTrue))
 	})
 
-	It("ends a benchmark whose runner pod is deleted mid-run Failed, never Succeeded without its results", func() {
+	It("ends a benchmark whose runner pod is deleted mid-run Failed with the phases that finished, never Succeeded", func() {
 		b := tmpfsBench(ns, "pod-deleted", kvv1.EngineRocksDB)
-		b.Spec.Workloads[0].Duration = &metav1.Duration{Duration: 30 * time.Second}
-		b.Spec.Threads = []int32{1}
+		b.Spec.Workloads[0].Duration = &metav1.Duration{Duration: 8 * time.Second}
+		b.Spec.Threads = []int32{1, 2, 3}
 		create(b)
-		pod := waitRunnerRunning(ns, b.Name, 2*time.Second)
+		pod := waitRunnerRunning(ns, b.Name, 0)
+		By("deleting the pod as soon as its first phase is logged, before the operator's next periodic log read")
+		Eventually(func() string {
+			out, _ := tryRun(kubectl, "logs", "-n", ns, pod.Name)
+			return out
+		}, time.Minute, 500*time.Millisecond).Should(MatchRegexp(regexp.QuoteMeta(kvv1.ResultPhaseLogPrefix) + `.*"workload":"readrandom"`))
 		Expect(k8s.Delete(ctx, pod)).To(Succeed())
 		got := waitFinished(ns, b.Name, 3*time.Minute)
 		Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
 		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunFailed))
 		Expect(got.Status.Runs[0].Reason).NotTo(BeEmpty())
+		Expect(got.Status.Runs[0].Results).NotTo(BeEmpty(), "the phase that finished before the deletion: %s", runsSummary(got))
+		Expect(got.Status.Runs[0].Results[0].Threads).To(Equal(int32(1)))
+		Expect(len(got.Status.Runs[0].Results)).To(BeNumerically("<", 3), "the deleted run cannot have finished every phase")
 		if got.Status.Runs[0].Reason == kvv1.ReasonRunnerError {
 			Expect(got.Status.Runs[0].Message).To(ContainSubstring("interrupted by SIGTERM"), "the runner says what stopped it")
 		}
