@@ -414,6 +414,7 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 		}
 	}
 	archived, err := r.archive(ctx, p.b, run, pod, snap)
+	sinceEnd := p.now.Sub(finishedAt(prev, p.now))
 	switch {
 	case err == nil:
 		st.FullResult = archived
@@ -428,9 +429,9 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 		if pod != nil {
 			r.logReader.Forget(pod.UID)
 		}
-	case p.now.Sub(finishedAt(prev, p.now)) < archiveGiveUp:
+	case sinceEnd < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
-		p.want(archiveRetryAfter(p.now.Sub(finishedAt(prev, p.now))))
+		p.want(archiveRetryAfter(sinceEnd))
 	default:
 		st.FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
 	}
@@ -543,7 +544,6 @@ func terminal(st *kvv1.RunStatus) bool {
 	return st.Phase == kvv1.RunSucceeded || st.Phase == kvv1.RunFailed
 }
 
-// finishedAt is when a terminal run ended (now when it has no completion time).
 // archiveRetryAfter is how long to wait before archiving a run again, elapsed after it ended:
 // archiveRetry, then doubling (a log that cannot be read now rarely can a few seconds later), with
 // a last try at archiveGiveUp. About 6 tries instead of one every archiveRetry.
@@ -551,6 +551,7 @@ func archiveRetryAfter(elapsed time.Duration) time.Duration {
 	return min(max(archiveRetry, elapsed), max(archiveGiveUp-elapsed, time.Second))
 }
 
+// finishedAt is when a terminal run ended (now when it has no completion time).
 func finishedAt(st *kvv1.RunStatus, now time.Time) time.Time {
 	if st.CompletionTime != nil {
 		return st.CompletionTime.Time
