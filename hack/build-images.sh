@@ -1,71 +1,133 @@
 #!/usr/bin/env bash
-# build-images.sh: the project's two images as `docker save` tarballs (hack/make-image.sh: no Docker engine, no
-# registry), from Go modules and Debian packages only. Prints the output directory (default bin/images).
+# build-images.sh: the project's two images, linux/amd64 and linux/arm64, from Go modules and Debian packages only
+# (no Docker engine, no base image): hack/imagebuild (go-containerregistry) packs the files listed here into one
+# reproducible layer per architecture and an OCI image index per image. Prints the output directory (bin/images).
 #
-#   runner.tar    localhost/kvbench-runner:$VERSION   /kvbench-runner: static (cgo, Debian's librocksdb.a, libleveldb.a
-#                 and their compression libraries linked in, -extldflags -static), uid 65532; plus /usr/bin/db_bench
-#                 (Debian's rocksdb-tools 7.8.3, dynamically linked) with the exact shared libraries and loader it
-#                 needs, for the dbbench driver. The runner writes only to /data, /tmp and /dev/termination-log,
-#                 so a read-only root filesystem works.
-#   operator.tar  localhost/kvbench-operator:$VERSION /manager: CGO_ENABLED=0 go build ., uid 65532.
+#   kvbench-runner    /kvbench-runner: static (cgo, Debian's librocksdb.a, libleveldb.a and their compression libraries
+#                     linked in, -extldflags -static), uid 65532; plus /usr/bin/db_bench (Debian's rocksdb-tools
+#                     7.8.3, dynamically linked) with exactly the shared libraries and loader it needs, for the dbbench
+#                     driver. arm64: cross-compiled with gcc-aarch64-linux-gnu against Debian's arm64 packages,
+#                     unpacked into a cached sysroot (hack/arm64-sysroot.sh), db_bench and its libraries from there.
+#                     The runner writes only to /data, /tmp and /dev/termination-log: a read-only root filesystem works.
+#   kvbench-operator  /manager: CGO_ENABLED=0 go build . for each GOARCH, uid 65532.
 #
-# Reproducible: -trimpath -buildvcs=false, fixed tar metadata (make-image.sh): the same sources and Debian package
-# versions give the same image IDs. Cached: each image is rebuilt only when a hash of its inputs (Go sources of the
-# packages it links, go.mod/go.sum, the Debian package versions, this script, make-image.sh) changes; FORCE=1
+# Output (OUT, default <repo>/bin/images):
+#   oci/kvbench-runner, oci/kvbench-operator   OCI image layouts, one index each (what `make images-push` pushes)
+#   runner.tar, operator.tar                   the host architecture's image as a `docker save` tarball tagged
+#                                              localhost/NAME:$VERSION (for `ctr images import`, `podman load`)
+#   runner.digests, operator.digests           hack/imagebuild's line: index digest, each architecture's manifest
+#
+# Reproducible: -trimpath -buildvcs=false, fixed layer metadata: the same sources and Debian package versions give the
+# same digests. Cached: each image is rebuilt only when a hash of its inputs (Go sources of the packages it links,
+# go.mod/go.sum, the Debian package versions of both architectures, hack/imagebuild, this script) changes; FORCE=1
 # rebuilds. Builds run at nice 19.
-#   VERSION (default v0.1.0), OUT (default <repo>/bin/images), WHAT (default "runner operator")
+#   VERSION (default v0.1.0), OUT, WHAT (default "runner operator"), ARCHS (default "amd64 arm64")
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/.." && pwd)
 VERSION=${VERSION:-v0.1.0}
 OUT=${OUT:-$ROOT/bin/images}
 WHAT=${WHAT:-runner operator}
+ARCHS=${ARCHS:-amd64 arm64}
+HOSTARCH=$(go env GOARCH)
 mkdir -p "$OUT"
 cd "$ROOT"
 log() { echo "build-images: $*" >&2; }
+. "$HERE/elf-deps.sh"
+case " $ARCHS " in *" $HOSTARCH "*) ;; *) log "ARCHS=\"$ARCHS\" must include this machine's $HOSTARCH (runner.tar, operator.tar)"; exit 2 ;; esac
 
 # inputs PKG...: hash of every non-stdlib Go/C file the packages compile, go.mod/go.sum and the build scripts
 inputs() {
-  { go list -deps -f '{{if not .Standard}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CgoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CXXFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .HFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{end}}' "$@" \
-      | sort | xargs sha256sum | sed "s|$ROOT/||"
-    sha256sum go.mod go.sum "$HERE/build-images.sh" "$HERE/make-image.sh" | sed "s|$ROOT/||"
-    echo "VERSION=$VERSION $(go env GOVERSION)"
+  { go list -deps -f '{{if not .Standard}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CgoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CXXFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .HFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{end}}' "$@" ./hack/imagebuild \
+      | sort -u | xargs sha256sum | sed "s|$ROOT/||"
+    sha256sum go.mod go.sum "$HERE/build-images.sh" "$HERE/elf-deps.sh" "$HERE/arm64-sysroot.sh" | sed "s|$ROOT/||"
+    echo "VERSION=$VERSION ARCHS=$ARCHS HOSTARCH=$HOSTARCH $(go env GOVERSION)"
   } | sha256sum | cut -c1-16
 }
-fresh() { [ "${FORCE:-0}" != 1 ] && [ -f "$OUT/$1.tar" ] && [ "$(cat "$OUT/$1.inputs" 2>/dev/null)" = "$2" ]; }
+fresh() { [ "${FORCE:-0}" != 1 ] && [ -f "$OUT/$1.tar" ] && [ -f "$OUT/oci/kvbench-$1/index.json" ] && [ "$(cat "$OUT/$1.inputs" 2>/dev/null)" = "$2" ]; }
+
+# spec NAME ENTRYPOINT, then "ARCH SRC DST" lines on stdin: hack/imagebuild's JSON (oci.Spec) for one image, user 65532
+spec() {
+  local name=$1 ep=$2 arch src dst sep="" cur="" fsep="" q='["\\]'
+  printf '{"images": [{"name": "%s", "tag": "%s", "entrypoint": ["%s"], "user": 65532,\n' "$name" "$VERSION" "$ep"
+  printf '  "labels": {"org.opencontainers.image.title": "%s", "org.opencontainers.image.version": "%s"},\n  "platforms": {' "$name" "$VERSION"
+  while read -r arch src dst; do
+    if [[ $src$dst =~ $q ]]; then log "a path with a quote or backslash: $src $dst"; return 1; fi
+    if [ "$arch" != "$cur" ]; then
+      [ -z "$cur" ] || printf ']}'
+      printf '%s\n    "%s": {"files": [' "$sep" "$arch"; cur=$arch sep="," fsep=""
+    fi
+    printf '%s\n      {"src": "%s", "dst": "%s"}' "$fsep" "$src" "$dst"; fsep=","
+  done
+  printf ']}}}]}\n'
+}
+
+# pack SHORT NAME ENTRYPOINT KEY: build the image from the spec lines on stdin, keep the host architecture's tarball
+pack() {
+  local short=$1 name=$2 ep=$3 key=$4
+  spec "$name" "$ep" >"$OUT/$short.spec.json"
+  go build -o "$OUT/.imagebuild" ./hack/imagebuild
+  nice -n 19 "$OUT/.imagebuild" build -spec "$OUT/$short.spec.json" -out "$OUT" -docker-archive "$HOSTARCH" >"$OUT/$short.digests"
+  mv "$OUT/$name-$HOSTARCH.tar" "$OUT/$short.tar"
+  echo "$key" >"$OUT/$short.inputs"
+  log "$(cat "$OUT/$short.digests")"
+}
+
+# cross ARCH: the C cross-compiler environment for a cgo build (the host's gcc for the host architecture)
+cross() {
+  case $1 in
+    "$HOSTARCH") echo "CC=gcc CXX=g++" ;;
+    arm64) echo "CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++" ;;
+    *) log "no C cross-compiler for $1"; return 1 ;;
+  esac
+}
+triplet() { case $1 in amd64) echo x86_64-linux-gnu ;; arm64) echo aarch64-linux-gnu ;; esac; }
 
 for w in $WHAT; do case $w in
 runner)
   PKGS=(librocksdb-dev libleveldb-dev libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev libgflags-dev rocksdb-tools)
   debs=$(dpkg-query -W -f='${Package}=${Version}\n' "${PKGS[@]}" 2>/dev/null) || { log "missing Debian packages; run make deps"; exit 1; }
-  key=$( { inputs ./runner/cmd/kvbench-runner; echo "$debs"; } | sha256sum | cut -c1-16)
-  if fresh runner "$key"; then log "runner image up to date ($key)"; else
+  SYSROOT=""
+  case " $ARCHS " in *" arm64 "*) [ "$HOSTARCH" = arm64 ] || SYSROOT=$("$HERE/arm64-sysroot.sh") ;; esac
+  key=$( { inputs ./runner/cmd/kvbench-runner; echo "$debs"; [ -z "$SYSROOT" ] || cat "$SYSROOT/.debs"; } | sha256sum | cut -c1-16)
+  if fresh runner "$key"; then log "runner image up to date ($key): $(cat "$OUT/runner.digests")"; else
     t=$(date +%s)
-    # The grocksdb/levigo cgo directives ask for -lrocksdb/-lleveldb; -static makes the linker take the .a files,
-    # and these are what Debian's librocksdb.a and libleveldb.a themselves need (gflags: RocksDB's tools code).
-    CGO_ENABLED=1 CGO_LDFLAGS="-lrocksdb -lleveldb -lsnappy -llz4 -lzstd -lz -lbz2 -lgflags -lstdc++ -lm -lpthread -ldl" \
-      nice -n 19 go build -trimpath -buildvcs=false -tags osusergo,netgo \
-      -ldflags "-s -w -linkmode external -extldflags '-static' -X github.com/kvbench/kvbench-operator/runner/bench.BuildRevision=inputs:$key" \
-      -o "$OUT/kvbench-runner" ./runner/cmd/kvbench-runner
-    if readelf -d "$OUT/kvbench-runner" 2>/dev/null | grep -q NEEDED || readelf -l "$OUT/kvbench-runner" | grep -q 'program interpreter'; then
-      log "kvbench-runner is not static"; exit 1
-    fi
-    # db_bench: dynamically linked; add it with the resolved shared objects at their sonames and the loader
-    adds=(--add /usr/bin/db_bench:/usr/bin/db_bench)
-    while read -r so path; do
-      adds+=(--add "$(readlink -f "$path"):$path")
-    done < <(ldd /usr/bin/db_bench | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3} $1 ~ /^\/.*ld-linux/ {print $1, $1}')
-    "$HERE/make-image.sh" --entrypoint /kvbench-runner --uid 65532 "${adds[@]}" \
-      "$OUT/kvbench-runner" "localhost/kvbench-runner:$VERSION" "$OUT/runner.tar" >&2
-    echo "$key" >"$OUT/runner.inputs"
+    files=()
+    for arch in $ARCHS; do
+      t1=$(date +%s)
+      root="" inc=() libdir=()
+      if [ "$arch" != "$HOSTARCH" ]; then
+        root=$SYSROOT
+        inc=("-I$root/usr/include") libdir=("-L$root/usr/lib/$(triplet "$arch")")
+      fi
+      bin=$OUT/build/runner/$arch/kvbench-runner
+      # The grocksdb/levigo cgo directives ask for -lrocksdb/-lleveldb; -static makes the linker take the .a files,
+      # and these are what Debian's librocksdb.a and libleveldb.a themselves need (gflags: RocksDB's tools code).
+      env $(cross "$arch") CGO_ENABLED=1 GOOS=linux GOARCH="$arch" \
+        CGO_CFLAGS="-O2 -g ${inc[*]}" CGO_CXXFLAGS="-O2 -g ${inc[*]}" \
+        CGO_LDFLAGS="${libdir[*]} -lrocksdb -lleveldb -lsnappy -llz4 -lzstd -lz -lbz2 -lgflags -lstdc++ -lm -lpthread -ldl" \
+        nice -n 19 go build -trimpath -buildvcs=false -tags osusergo,netgo \
+        -ldflags "-s -w -linkmode external -extldflags '-static' -X github.com/kvbench/kvbench-operator/runner/bench.BuildRevision=inputs:$key" \
+        -o "$bin" ./runner/cmd/kvbench-runner
+      if readelf -d "$bin" 2>/dev/null | grep -q NEEDED || readelf -l "$bin" | grep -q 'program interpreter'; then
+        log "$arch kvbench-runner is not static"; exit 1
+      fi
+      files+=("$arch $bin /kvbench-runner" "$arch $(elf_resolve "$root" /usr/bin/db_bench) /usr/bin/db_bench")
+      while read -r src dst; do files+=("$arch $src $dst"); done < <(elf_needed "$root" /usr/bin/db_bench "$(triplet "$arch")")
+      log "$arch runner built in $(( $(date +%s) - t1 ))s"
+    done
+    printf '%s\n' "${files[@]}" | pack runner kvbench-runner /kvbench-runner "$key"
     log "runner image built in $(( $(date +%s) - t ))s"
   fi ;;
 operator)
   key=$(inputs .)
-  if fresh operator "$key"; then log "operator image up to date ($key)"; else
+  if fresh operator "$key"; then log "operator image up to date ($key): $(cat "$OUT/operator.digests")"; else
     t=$(date +%s)
-    CGO_ENABLED=0 nice -n 19 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$OUT/manager" .
-    "$HERE/make-image.sh" --entrypoint /manager --uid 65532 "$OUT/manager" "localhost/kvbench-operator:$VERSION" "$OUT/operator.tar" >&2
-    echo "$key" >"$OUT/operator.inputs"
+    files=()
+    for arch in $ARCHS; do
+      CGO_ENABLED=0 GOOS=linux GOARCH=$arch nice -n 19 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$OUT/build/operator/$arch/manager" .
+      files+=("$arch $OUT/build/operator/$arch/manager /manager")
+    done
+    printf '%s\n' "${files[@]}" | pack operator kvbench-operator /manager "$key"
     log "operator image built in $(( $(date +%s) - t ))s"
   fi ;;
 *) log "unknown image $w"; exit 2 ;;

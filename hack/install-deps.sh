@@ -5,6 +5,9 @@ set -euo pipefail
 PKGS=(
   librocksdb-dev libleveldb-dev rocksdb-tools   # engines (cgo) and the reference db_bench 7.8.3
   libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # RocksDB's compression libs (static link)
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu    # the arm64 runner (cgo, static; hack/build-images.sh)
+  qemu-user-static                               # runs the arm64 image's programs in make test-arm64 (qemu is
+                                                 # called directly with -L: no binfmt_misc registration needed)
   etcd-server                                    # fallback etcd for envtest
   build-essential pkg-config curl ca-certificates git util-linux python3 python3-yaml
 )
