@@ -63,4 +63,3 @@ func New() (*envtest.Environment, error) {
 
 // AdmissionPlugins are enabled on top of the API server's defaults, here and in hack/cluster-up.sh.
 const AdmissionPlugins = "OwnerReferencesPermissionEnforcement"
-
