@@ -138,6 +138,30 @@ chart-test: ## helm lint --strict and rendering checks of charts/kvbench-operato
 images: ## Build the runner (static, RocksDB+LevelDB linked in, + db_bench) and operator images into bin/images (cached).
 	hack/build-images.sh >/dev/null
 
+# INTERIM (issue 17: the go-containerregistry multi-arch builder replaces this target, with the same contract):
+# pushes today's single-arch tarballs with crane and writes bin/images/pushed.env.
+.PHONY: images-push
+images-push: images ## Push both images to REGISTRY=host:port [VERSION=…]; writes bin/images/pushed.env (by digest).
+	@test -n "$(REGISTRY)" || { echo "images-push: REGISTRY=host:port is required"; exit 2; }
+	@crane=$$(hack/tools.sh crane); v=$${VERSION:-v0.1.0}; : >bin/images/pushed.env.tmp; \
+	for i in operator runner; do \
+	  $$crane push --insecure bin/images/$$i.tar $(REGISTRY)/kvbench-$$i:$$v >/dev/null; \
+	  d=$$($$crane digest --insecure $(REGISTRY)/kvbench-$$i:$$v); \
+	  echo "$$(echo $$i | tr a-z A-Z)_IMAGE=$(REGISTRY)/kvbench-$$i@$$d" >>bin/images/pushed.env.tmp; \
+	done; mv bin/images/pushed.env.tmp bin/images/pushed.env; cat bin/images/pushed.env
+
+.PHONY: chart-push
+chart-push: ## helm package + helm push the chart to oci://REGISTRY/charts (PLAIN_HTTP=1 for HTTP); writes bin/chart/pushed.env.
+	REGISTRY=$(REGISTRY) hack/chart-push.sh
+
+.PHONY: build-installer
+build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), images by digest: IMG=…@sha256:… RUNNER_IMG=…@sha256:… (default: bin/images/pushed.env).
+	IMG=$(IMG) RUNNER_IMG=$(RUNNER_IMG) hack/build-installer.sh >/dev/null
+
+.PHONY: kind-demo
+kind-demo: ## With Docker and kind: a kind cluster + local registry, images and chart pushed and installed by digest, the demo benchmark.
+	hack/kind-demo.sh
+
 .PHONY: local-nvme
 local-nvme: ## In the running local cluster: StorageClass local-nvme, static local PVs, the NVMe node label.
 	hack/local-nvme.sh up
