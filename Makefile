@@ -159,6 +159,18 @@ images-push: images ## Push both image indexes to REGISTRY=host:port (VERSION, I
 		-env-file $(BIN)/images/pushed.env $(BIN)/images/oci/kvbench-operator $(BIN)/images/oci/kvbench-runner
 	@cat $(BIN)/images/pushed.env
 
+.PHONY: chart-push
+chart-push: ## helm package + helm push the chart to oci://REGISTRY/charts (PLAIN_HTTP=1 for HTTP); writes bin/chart/pushed.env.
+	REGISTRY=$(REGISTRY) hack/chart-push.sh
+
+.PHONY: build-installer
+build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), images by digest: IMG=…@sha256:… RUNNER_IMG=…@sha256:… (default: bin/images/pushed.env).
+	IMG=$(IMG) RUNNER_IMG=$(RUNNER_IMG) hack/build-installer.sh >/dev/null
+
+.PHONY: kind-demo
+kind-demo: ## With Docker and kind: a kind cluster + local registry, images and chart pushed and installed by digest, the demo benchmark.
+	hack/kind-demo.sh
+
 .PHONY: local-nvme
 local-nvme: ## In the running local cluster: StorageClass local-nvme, static local PVs, the NVMe node label.
 	hack/local-nvme.sh up

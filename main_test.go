@@ -66,6 +66,7 @@ func TestManager(t *testing.T) {
 	opts, _, err := parseFlags(flag.NewFlagSet("test", flag.ContinueOnError), []string{
 		"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probeAddr,
 		"--leader-election-namespace=default", "--runner-image=localhost/kvbench-runner:v9.9.9",
+		"--runner-image-pull-secrets=regcred,mirror-cred", "--runner-service-account=kvbench-runner",
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -89,6 +90,8 @@ func TestManager(t *testing.T) {
 		return k8s.Get(ctx, client.ObjectKey{Namespace: "default", Name: "main-smoke-rocksdb"}, &job)
 	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
 	g.Expect(job.Spec.Template.Spec.Containers[0].Image).To(Equal("localhost/kvbench-runner:v9.9.9"))
+	g.Expect(job.Spec.Template.Spec.ImagePullSecrets).To(Equal([]corev1.LocalObjectReference{{Name: "regcred"}, {Name: "mirror-cred"}}))
+	g.Expect(job.Spec.Template.Spec.ServiceAccountName).To(Equal("kvbench-runner"))
 
 	for _, path := range []string{"/healthz", "/readyz"} {
 		g.Eventually(func() (int, error) {
@@ -218,6 +221,7 @@ func checkConfigManifests(t *testing.T, k8s client.Client) {
 func TestParseFlagsRejectsBadValues(t *testing.T) {
 	for _, args := range [][]string{
 		{"--nvme-node-label=nolabel"}, {"--runner-image="}, {"--unschedulable-timeout=0s"}, {"--max-concurrent-runs=-1"},
+		{"--runner-image-pull-secrets=regcred,"}, {"--runner-image-pull-secrets=Reg_Cred"}, {"--runner-service-account=a b"},
 	} {
 		if _, _, err := parseFlags(flag.NewFlagSet("test", flag.ContinueOnError), args); err == nil {
 			t.Errorf("parseFlags(%v) = nil error, want one", args)

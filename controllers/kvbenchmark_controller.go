@@ -124,6 +124,11 @@ type KVBenchmarkReconciler struct {
 
 // +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks/status,verbs=get;update;patch
+// Runner Jobs and archive ConfigMaps are owned by their benchmark with blockOwnerDeletion; under the
+// OwnerReferencesPermissionEnforcement admission plugin (OpenShift) that needs update on the owner's
+// finalizers. Creating them needs nothing more: the plugin asks for delete on the object only when an
+// existing object's owner references change, which the operator never does.
+// +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get

@@ -106,6 +106,8 @@ type operatorOpts struct {
 	config      Config
 	leaderElect bool
 	clock       *clocktesting.FakeClock
+	// restConfig is the manager's API identity (default: the suite's system:masters config).
+	restConfig *rest.Config
 }
 
 // startOperator runs a manager like main.go does, with a fake clock and its own metrics registry.
@@ -122,7 +124,10 @@ func startOperator(o operatorOpts) *operator {
 	// Generous: a 1 s API stall on a loaded CI machine must not lose the lease (a takeover is
 	// immediate anyway: the leader releases it on stop).
 	leaseDuration, renewDeadline, retryPeriod := 15*time.Second, 10*time.Second, time.Second
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	if o.restConfig == nil {
+		o.restConfig = cfg
+	}
+	mgr, err := ctrl.NewManager(o.restConfig, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:        "0",

@@ -45,6 +45,12 @@ type Options struct {
 	NVMeNodeLabel string
 	// LocalNVMeStorageClass is the StorageClass of localNVMe PVCs when the spec names none.
 	LocalNVMeStorageClass string
+	// RunnerImagePullSecrets name Secrets that runner pods pull their image with; each must exist
+	// in every benchmark's namespace (a pod can only reference its own namespace's Secrets).
+	RunnerImagePullSecrets []string
+	// RunnerServiceAccount is the runner pods' service account ("" is the namespace's default).
+	// Its token is still not mounted: the runner never calls the API server.
+	RunnerServiceAccount string
 }
 
 // DefaultOptions are the manager flags' defaults.
@@ -68,7 +74,25 @@ func (o Options) Validate() error {
 	if o.LocalNVMeStorageClass == "" {
 		return fmt.Errorf("--local-nvme-storage-class must not be empty")
 	}
+	for _, s := range o.RunnerImagePullSecrets {
+		if errs := validation.IsDNS1123Subdomain(s); len(errs) > 0 {
+			return fmt.Errorf("--runner-image-pull-secrets: %q is not a Secret name: %s", s, strings.Join(errs, "; "))
+		}
+	}
+	if sa := o.RunnerServiceAccount; sa != "" {
+		if errs := validation.IsDNS1123Subdomain(sa); len(errs) > 0 {
+			return fmt.Errorf("--runner-service-account: %q is not a ServiceAccount name: %s", sa, strings.Join(errs, "; "))
+		}
+	}
 	return nil
+}
+
+func pullSecrets(names []string) []corev1.LocalObjectReference {
+	var refs []corev1.LocalObjectReference
+	for _, n := range names {
+		refs = append(refs, corev1.LocalObjectReference{Name: n})
+	}
+	return refs
 }
 
 // RunLabels select one run's Job and pods.
@@ -141,6 +165,8 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
+					ServiceAccountName:           opts.RunnerServiceAccount,
+					ImagePullSecrets:             pullSecrets(opts.RunnerImagePullSecrets),
 					AutomountServiceAccountToken: ptr.To(false),
 					EnableServiceLinks:           ptr.To(false),
 					NodeSelector:                 nodeSelector,
@@ -156,7 +182,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 					Containers: []corev1.Container{{
 						Name:  ContainerName,
 						Image: image,
-						// Images are tagged with a version; no registry is needed once loaded.
+						// Referenced by digest (or a version tag): nothing to re-pull once on the node.
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						// The image's entrypoint is kvbench-runner.
 						Args: []string{

@@ -272,6 +272,9 @@ func TestOptionsValidate(t *testing.T) {
 		"label no =":    func(o *Options) { o.NVMeNodeLabel = "disk" },
 		"label no key":  func(o *Options) { o.NVMeNodeLabel = "=nvme" },
 		"no NVMe class": func(o *Options) { o.LocalNVMeStorageClass = "" },
+		"bad secret":    func(o *Options) { o.RunnerImagePullSecrets = []string{"regcred", "Not_A_Name"} },
+		"empty secret":  func(o *Options) { o.RunnerImagePullSecrets = []string{""} },
+		"bad SA":        func(o *Options) { o.RunnerServiceAccount = "runner sa" },
 	} {
 		o := DefaultOptions()
 		mut(&o)
@@ -283,6 +286,39 @@ func TestOptionsValidate(t *testing.T) {
 
 // A pinned run (Sequential's later engines, EachNode) requires its node by name in every term of
 // the user's node affinity, and leaves the spec's affinity untouched.
+// Pull secrets and a service account for runner pods (--runner-image-pull-secrets,
+// --runner-service-account), for private registries; the token stays unmounted either way.
+func TestJobRunnerPullSecretsAndServiceAccount(t *testing.T) {
+	b := w.MakeKVBenchmark("b", "ns").Obj()
+	for name, c := range map[string]struct {
+		secrets []string
+		sa      string
+		want    []corev1.LocalObjectReference
+	}{
+		"defaults: none, the namespace's default service account": {},
+		"one secret":            {secrets: []string{"regcred"}, want: []corev1.LocalObjectReference{{Name: "regcred"}}},
+		"two secrets, in order": {secrets: []string{"b-cred", "a-cred"}, want: []corev1.LocalObjectReference{{Name: "b-cred"}, {Name: "a-cred"}}},
+		"service account":       {sa: "kvbench-runner"},
+		"both":                  {secrets: []string{"regcred"}, sa: "kvbench-runner", want: []corev1.LocalObjectReference{{Name: "regcred"}}},
+	} {
+		opts := DefaultOptions()
+		opts.RunnerImagePullSecrets, opts.RunnerServiceAccount = c.secrets, c.sa
+		if err := opts.Validate(); err != nil {
+			t.Fatalf("%s: Validate: %v", name, err)
+		}
+		ps := mustJob(t, b, opts).Spec.Template.Spec
+		if diff := cmp.Diff(c.want, ps.ImagePullSecrets); diff != "" {
+			t.Errorf("%s: imagePullSecrets (-want +got):\n%s", name, diff)
+		}
+		if ps.ServiceAccountName != c.sa {
+			t.Errorf("%s: serviceAccountName = %q, want %q", name, ps.ServiceAccountName, c.sa)
+		}
+		if ps.AutomountServiceAccountToken == nil || *ps.AutomountServiceAccountToken {
+			t.Errorf("%s: the runner's service account token is mounted", name)
+		}
+	}
+}
+
 func TestJobPinnedToNode(t *testing.T) {
 	pin := corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-a"}}
 	zone := func(z string) corev1.NodeSelectorTerm {

@@ -25,7 +25,9 @@ import (
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
-// One Ordered container: the scenarios share the chart installed in BeforeSuite and end with helm uninstall.
+// One Ordered container: the scenarios share the chart installed in BeforeSuite and end with helm uninstall, then
+// the install paths that need the cluster without that release: a chart upgrade that changes the CRD, and the
+// one-file installer.
 // ContinueOnFailure: a failed scenario does not skip the others (each creates its own benchmarks).
 var _ = Describe("kvbench operator installed by the Helm chart", Ordered, ContinueOnFailure, func() {
 	var ns string
@@ -75,7 +77,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(nsObj.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
 		By("the namespace really enforces: a privileged pod is rejected")
 		bad := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "privileged", Namespace: ns}, Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{Name: "c", Image: "localhost/kvbench-runner:" + imageTag,
+			Containers: []corev1.Container{{Name: "c", Image: *runnerImage,
 				SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}}}
 		err := k8s.Create(ctx, bad, client.DryRunAll)
 		Expect(err).To(HaveOccurred())
@@ -387,7 +389,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectEveryEngineAndMediumAccepted(ns)
 	})
 
-	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
+	It("helm uninstall leaves nothing behind but the CRD (resource-policy keep), which the suite deletes", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
 		Eventually(func(g Gomega) {
@@ -424,13 +426,21 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 			return strings.Join(left, " ")
 		}, time.Minute).Should(BeEmpty())
 
-		By("the CRD stays after helm uninstall (crds/ is install-only); delete it explicitly")
+		By("the CRD stays after helm uninstall (helm.sh/resource-policy: keep); delete it explicitly")
 		run(kubectl, "get", "crd", crdName)
 		run(kubectl, "delete", "crd", crdName, "--wait=true", "--timeout=60s")
 		out, _ := tryRun(kubectl, "get", "crd", "-o", "name")
 		Expect(out).NotTo(ContainSubstring("kvbench.io"))
 		out = run(kubectl, "get", "pods,jobs,pvc,configmaps", "-A", "-l", "app.kubernetes.io/managed-by=kvbench-operator", "-o", "name")
 		Expect(strings.TrimSpace(out)).To(BeEmpty())
+	})
+
+	It("helm upgrade applies a CRD change: a release whose CRD lacks spec.runnerImage accepts it after the upgrade", func() {
+		expectChartUpgradeAddsCRDField(ns)
+	})
+
+	It("installs from dist/install.yaml (make build-installer), runs a benchmark, and leaves nothing when deleted", func() {
+		expectInstallerRoundTrip(ns)
 	})
 })
 
