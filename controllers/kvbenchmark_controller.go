@@ -52,12 +52,10 @@ const (
 )
 
 // Archiving the full result from the runner's log: retried this often while the log cannot be
-// read, given up this long after the run ended (cleanup waits for the outcome), and lines longer
-// than maxResultLine are not read (the operator's memory bound).
+// read, and given up this long after the run ended (cleanup waits for the outcome).
 const (
 	archiveRetry  = 15 * time.Second
 	archiveGiveUp = 5 * time.Minute
-	maxResultLine = 32 << 20
 )
 
 // defaultSlotRetry is how often a benchmark held back by the concurrency limit looks again, as a
@@ -509,8 +507,6 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	switch {
 	case pod == nil:
 		return &kvv1.ResultArchive{Error: "the runner pod is gone; its log cannot be read"}, nil
-	case snap.Bad != nil && errors.Is(snap.Bad, archive.ErrLineTooLong):
-		return &kvv1.ResultArchive{Error: snap.Bad.Error() + "; kubectl kvbench save reads it from the pod log before cleanup"}, nil
 	case snap.Bad != nil:
 		return &kvv1.ResultArchive{Error: truncate(snap.Bad.Error())}, nil
 	case snap.Err != nil:
@@ -518,16 +514,22 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	case snap.Result == nil:
 		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
 	}
-	res := snap.Result
+	res := snap.Result.DeepCopy() // the snapshot stays as read: a retried archive is the same
 	if res.Engine == "" {
 		res.Engine = run.Engine.Name
 	}
 	r.stampProvenance(ctx, res, pod)
+	var over []string
+	if snap.Over != nil {
+		// What fits is archived, and says what the limits left out.
+		res.Error = strings.TrimPrefix(res.Error+"; "+snap.Over.Error(), "; ")
+		over = []string{archive.DroppedOverLimits}
+	}
 	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
 	if err != nil {
 		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
 	}
-	return r.storeArchive(ctx, b, cm, dropped)
+	return r.storeArchive(ctx, b, cm, append(over, dropped...))
 }
 
 // LogOpener opens a container's log.
