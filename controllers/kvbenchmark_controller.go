@@ -257,6 +257,7 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 // observeRun is observeRun with what the runner logged so far (read in the background).
 func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, p *pass) (kvv1.RunStatus, observation) {
 	var logged *logSnapshot
+	lim := limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()}
 	pod := newestPod(pods)
 	if r.logReader != nil && pod != nil && (prev == nil || !terminal(prev)) {
 		ended := podEnded(pod, p.now)
@@ -264,8 +265,9 @@ func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, j
 		if !ended && pod.Status.Phase == corev1.PodRunning {
 			p.want(r.logReader.Refresh) // stream the finished phases into status
 		}
+		lim.finalLogPending = ended && (logged == nil || !logged.Final)
 	}
-	return observeRun(run, prev, job, pods, logged, p.now, limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()})
+	return observeRun(run, prev, job, pods, logged, p.now, lim)
 }
 
 // createMissing creates the missing Jobs within the concurrency limit. A Job the API server

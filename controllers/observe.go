@@ -40,6 +40,9 @@ type limits struct {
 	unschedulable time.Duration
 	// startFailure bounds image pull errors and CreateContainerConfigError.
 	startFailure time.Duration
+	// finalLogPending: the pod has ended and the read of its whole log (logged, once Final) is
+	// still to come; a run is not made terminal before it, as what the log holds can fail it.
+	finalLogPending bool
 }
 
 // podGoneGrace is how long past its deletion deadline a terminating pod is still waited for (a
@@ -133,6 +136,13 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: podGoneGrace}
+	case lim.finalLogPending && (complete || failed || podFailed):
+		if running != nil || term != nil || prev != nil && prev.Phase == kvv1.RunRunning {
+			st.Phase = kvv1.RunRunning
+		}
+		return st, observation{requeueAfter: time.Second} // the read's end reconciles at once; this is the safety net
+	case complete && logged != nil && logged.Over != nil:
+		return finish(kvv1.RunFailed, kvv1.ReasonResultOverLimits, logged.Over.Error())
 	case complete:
 		if summary == nil {
 			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))

@@ -84,6 +84,9 @@ const (
 	// ReasonWaitingForRun: placement.engines Sequential holds the run until the previous engine's
 	// run on the same node has finished.
 	ReasonWaitingForRun = "WaitingForRun"
+	// ReasonResultOverLimits: the runner's output (its log's phase and result lines) was over the
+	// operator's limits on runner output (ResultLimits); what fit is kept, the message says what not.
+	ReasonResultOverLimits = "ResultOverLimits"
 )
 
 // KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
