@@ -373,6 +373,9 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 			r.archiveRun(ctx, p, i, pod)
 			continue // cleanup once the archive's outcome is persisted (the status write brings the next pass)
 		}
+		if r.logReader != nil && pod != nil {
+			r.logReader.Forget(pod.UID) // the archive's outcome is in status
+		}
 		if !job.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -425,9 +428,6 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 			}
 			st.Results = capPhases(mergePhases(full, st.Results))
 			st.Truncated = max(0, int32(len(full)-len(st.Results)))
-		}
-		if pod != nil {
-			r.logReader.Forget(pod.UID)
 		}
 	case sinceEnd < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
@@ -516,22 +516,28 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	case snap.Result == nil:
 		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
 	}
-	res := snap.Result.DeepCopy() // the snapshot stays as read: a retried archive is the same
-	if res.Engine == "" {
-		res.Engine = run.Engine.Name
+	if snap.built == nil {
+		// Built once per snapshot: when the status write after storing it fails, the retry
+		// stores the same bytes (the node's labels may have changed meanwhile).
+		res := snap.Result.DeepCopy()
+		if res.Engine == "" {
+			res.Engine = run.Engine.Name
+		}
+		r.stampProvenance(ctx, res, pod)
+		var over []string
+		if snap.Over != nil {
+			// What fits is archived, and says what the limits left out.
+			res.Error = strings.TrimPrefix(res.Error+"; "+snap.Over.Error(), "; ")
+			over = []string{archive.DroppedOverLimits}
+		}
+		cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
+		if err != nil {
+			return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
+		}
+		snap.built = &builtArchive{cm: cm, dropped: append(over, dropped...)}
+		r.logReader.keepBuilt(pod.UID, snap.built)
 	}
-	r.stampProvenance(ctx, res, pod)
-	var over []string
-	if snap.Over != nil {
-		// What fits is archived, and says what the limits left out.
-		res.Error = strings.TrimPrefix(res.Error+"; "+snap.Over.Error(), "; ")
-		over = []string{archive.DroppedOverLimits}
-	}
-	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
-	if err != nil {
-		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
-	}
-	return r.storeArchive(ctx, b, cm, append(over, dropped...))
+	return r.storeArchive(ctx, b, snap.built.cm.DeepCopy(), snap.built.dropped)
 }
 
 // LogOpener opens a container's log.

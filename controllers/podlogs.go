@@ -34,6 +34,15 @@ type logSnapshot struct {
 	Final bool
 	// PodVersion is the pod's resourceVersion when the read started.
 	PodVersion string
+	// built is the archive made of Result (stamped, compressed), kept until the status naming
+	// it is written: a retry stores the same bytes, which pass the digest check.
+	built *builtArchive
+}
+
+// builtArchive is an archive ConfigMap ready to store.
+type builtArchive struct {
+	cm      *corev1.ConfigMap
+	dropped []string
 }
 
 // LogReader reads runner pod logs off the reconcile path (on the real clock: its pacing is not
@@ -129,7 +138,16 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	return p.snap
 }
 
-// Forget drops what is kept of a pod (its full result, once archived).
+// keepBuilt remembers the archive built from the pod's final snapshot.
+func (l *LogReader) keepBuilt(uid types.UID, a *builtArchive) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p := l.pods[uid]; p != nil && p.snap != nil {
+		p.snap.built = a
+	}
+}
+
+// Forget drops what is kept of a pod (its full result, once the status naming its archive is written).
 func (l *LogReader) Forget(uid types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
