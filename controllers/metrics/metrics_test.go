@@ -248,7 +248,7 @@ func TestCollectorRefusesWhatWouldBreakAScrape(t *testing.T) {
 			PulseRounds: []kvv1.PulseRound{{Round: 1, TotalSeconds: 1}, {Round: 1, TotalSeconds: 2}}}, // 4 refused
 		{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: "ycsb-a", Threads: 1, OpsPerSec: 1, MBPerSec: 1e308, // bytes/s is +Inf: 1 refused
 			Operations: []kvv1.OperationSummary{{Name: "read"}, {Name: "read"}, {Name: "re\"ad"}, {Name: strings.Repeat("r", 65)}}}}, // 3 refused
-		{PhaseSummary: kvv1.PhaseSummary{Index: 2, Workload: "bad workload", OpsPerSec: 1}},       // 1 refused
+		{PhaseSummary: kvv1.PhaseSummary{Index: 2, Workload: "bad workload", OpsPerSec: 1}},          // 1 refused
 		{PhaseSummary: kvv1.PhaseSummary{Index: 3, Workload: strings.Repeat("w", 65), OpsPerSec: 1}}, // 1 refused
 	}}
 	c.Set(b, map[string]*kvv1.Result{"rocksdb": full})
