@@ -528,7 +528,7 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 			continue
 		}
 		p := r.Results[len(r.Results)-1]
-		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: int64(math.Round(p.OpsPerSec))}
+		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: roundInt64(p.OpsPerSec)}
 		if p.LatencyMicros != nil {
 			v := p.LatencyMicros.P99
 			h.P99Micros = &v
@@ -536,6 +536,17 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 		return h
 	}
 	return nil
+}
+
+// roundInt64 rounds x to an int64, clamped to its range (a runner's 1e308 converts to none).
+func roundInt64(x float64) int64 {
+	switch x = math.Round(stats.Finite(x)); {
+	case x >= 1<<63:
+		return math.MaxInt64
+	case x < -(1 << 63):
+		return math.MinInt64
+	}
+	return int64(x)
 }
 
 func newestPod(pods []corev1.Pod) *corev1.Pod {

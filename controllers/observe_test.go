@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -329,5 +331,29 @@ func TestArchiveRetryAfterBacksOff(t *testing.T) {
 	}
 	if got := archiveRetryAfter(archiveGiveUp - 10*time.Millisecond); got != time.Second {
 		t.Fatalf("just before giving up: wait %v, want 1s", got)
+	}
+}
+
+// Issue 18: two repeats at 1e200 and 3e200 ops/s made status.runs[].points' standard deviation
+// +Inf; json.Marshal failed and the status could never be written. Over extreme values (also NaN
+// and ±Inf, which a runner cannot send in JSON but a bug could compute) the aggregated status
+// marshals, and the headline is a sane integer.
+func TestAggregateOfExtremeValuesMarshals(t *testing.T) {
+	extremes := []float64{1e308, -1e308, math.MaxFloat64, 3e200, 1e200, 0, -1, 5e-324, 1e-310, math.NaN(), math.Inf(1), math.Inf(-1)}
+	b := w.MakeKVBenchmark("b", "ns").Obj()
+	for _, x := range extremes {
+		for _, y := range extremes {
+			runs := []kvv1.RunStatus{{Name: "rocksdb", Engine: kvv1.EngineRocksDB, Phase: kvv1.RunSucceeded, Results: []kvv1.PhaseSummary{
+				{Workload: "readrandom", Threads: 1, OpsPerSec: x, Iteration: 0, LatencyMicros: &kvv1.Percentiles{P99: y}},
+				{Index: 1, Workload: "readrandom", Threads: 1, OpsPerSec: y, Iteration: 1, LatencyMicros: &kvv1.Percentiles{P99: x}},
+			}}}
+			st := aggregate(b, runs, t0)
+			if _, err := json.Marshal(st.Runs[0].Points); err != nil {
+				t.Fatalf("points of %g, %g: %v", x, y, err)
+			}
+			if h := st.Headline; h == nil || (y >= 1 && h.OpsPerSec <= 0) || (y <= -1 && h.OpsPerSec >= 0) {
+				t.Fatalf("headline of %g: %+v", y, h)
+			}
+		}
 	}
 }
