@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -49,6 +50,8 @@ const (
 	EventJobDeleted   = "JobDeleted"
 	EventPhase        = "BenchmarkPhaseChanged"
 	EventNotArchived  = "ResultNotArchived"
+	// EventStatusWriteFailed: the status could not be written (other than a conflict).
+	EventStatusWriteFailed = "StatusWriteFailed"
 )
 
 // Archiving the full result from the runner's log: retried this often while the log cannot be
@@ -426,8 +429,9 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 			for j := range snap.Result.Phases {
 				full[j] = snap.Result.Phases[j].PhaseSummary
 			}
-			st.Results = capPhases(mergePhases(full, st.Results))
-			st.Truncated = max(0, int32(len(full)-len(st.Results)))
+			known := max(int32(len(full)), int32(len(st.Results))+st.Truncated)
+			st.Results = mergePhases(full, st.Results)
+			st.Truncated = max(0, known-int32(len(st.Results)))
 		}
 	case sinceEnd < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
@@ -446,6 +450,8 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	b := p.b
 	newStatus := aggregate(b, p.statuses, p.now)
 	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
+	fitStatus(&newStatus, b.Generation, metav1.Time{Time: p.now})
+	meta.RemoveStatusCondition(&newStatus.Conditions, ConditionStatusWriteFailed) // this write clears it
 	changed := !apiequality.Semantic.DeepEqual(b.Status, newStatus)
 	if changed {
 		old := b.DeepCopy()
@@ -454,7 +460,8 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 			if apierrors.IsConflict(err) {
 				return ctrl.Result{Requeue: true}, nil
 			}
-			return ctrl.Result{}, err
+			r.statusWriteFailed(ctx, old, err, p.now)
+			return ctrl.Result{}, fmt.Errorf("write status: %w", err) // retried with the rate limiter's backoff
 		}
 		r.emitTransitions(old, b)
 		r.emitBaseline(old, b)
@@ -465,6 +472,28 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 		r.Metrics.Set(b, r.archivedResults(ctx, b))
 	}
 	return ctrl.Result{}, nil
+}
+
+// ConditionStatusWriteFailed is True while the operator cannot write a benchmark's status (for a
+// reason other than a conflict); its message is the API server's.
+const ConditionStatusWriteFailed = "StatusWriteFailed"
+
+// statusWriteFailed makes a failed status write visible: a Warning event, and the condition
+// StatusWriteFailed on the status last written (a small change, which can succeed where the full
+// write failed). The failed write itself is retried with backoff by the caller's error.
+func (r *KVBenchmarkReconciler) statusWriteFailed(ctx context.Context, old *kvv1.KVBenchmark, err error, now time.Time) {
+	msg := truncate("the operator cannot write this benchmark's status, and retries with backoff: " + apiMessage(err))
+	logf.FromContext(ctx).Error(err, "cannot write status")
+	r.Recorder.Eventf(old, corev1.EventTypeWarning, EventStatusWriteFailed, "%s", msg)
+	if c := meta.FindStatusCondition(old.Status.Conditions, ConditionStatusWriteFailed); c != nil && c.Message == msg {
+		return
+	}
+	b := old.DeepCopy()
+	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: ConditionStatusWriteFailed, Status: metav1.ConditionTrue,
+		Reason: "WriteFailed", Message: msg, ObservedGeneration: b.Generation, LastTransitionTime: metav1.Time{Time: now}})
+	if err := r.Status().Update(ctx, b); err != nil {
+		logf.FromContext(ctx).Error(err, "cannot record that status cannot be written")
+	}
 }
 
 // nodeRetry is how often a spread EachNode benchmark without a matching node looks again.

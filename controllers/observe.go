@@ -219,7 +219,7 @@ func startedWaiting(pod *corev1.Pod, job *batchv1.Job) time.Time {
 // mergeResults sets st's results from the termination message's summary and the phases the
 // runner logged, on top of what st already has (the previous status): every phase any of them
 // knows, by index, the most detailed copy of each. The summary is bounded (it drops detail,
-// then phases); the phase lines are not, but are read only every few seconds.
+// then phases), the phase lines by the limits on runner output; fitStatus bounds the whole status.
 func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot) {
 	var fromSummary []kvv1.PhaseSummary
 	var sumLoad *kvv1.PhaseSummary
@@ -233,27 +233,18 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	if logged != nil {
 		fromLog, logLoad = logged.Phases, logged.Load
 	}
-	st.Results = capPhases(mergePhases(fromLog, st.Results, fromSummary))
+	// Phases known to exist: the most any source knows of, counting what it left out.
+	known := int32(len(st.Results)) + st.Truncated
+	if summary != nil {
+		known = max(known, int32(len(summary.Phases))+summary.Truncated)
+	}
+	st.Results = mergePhases(fromLog, st.Results, fromSummary)
+	st.Truncated = max(0, max(known, int32(len(fromLog)))-int32(len(st.Results)))
 	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
 		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
 			st.Load = l.DeepCopy()
 		}
 	}
-	if summary != nil {
-		st.Truncated = max(0, int32(len(summary.Phases))+summary.Truncated-int32(len(st.Results)))
-	}
-}
-
-// maxStatusPhases bounds the phases kept in one run's status (about 400 KB), far below the API
-// server's object limit whatever sweep the CRD accepts; the archive and the metrics keep them all.
-const maxStatusPhases = 1000
-
-// capPhases keeps the first maxStatusPhases phases.
-func capPhases(p []kvv1.PhaseSummary) []kvv1.PhaseSummary {
-	if len(p) > maxStatusPhases {
-		return p[:maxStatusPhases]
-	}
-	return p
 }
 
 // mergePhases returns the union of phase lists by Index in index order, keeping for each index

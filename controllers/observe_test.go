@@ -214,16 +214,22 @@ func TestMergePhases(t *testing.T) {
 	}
 }
 
-// However large the sweep, status keeps a bounded number of phases and counts the rest.
-func TestMergeResultsCapsStatus(t *testing.T) {
+// Merging keeps every phase any source knows, and counts those none of them holds.
+func TestMergeResultsCountsTruncated(t *testing.T) {
 	var many []kvv1.PhaseSummary
-	for i := range maxStatusPhases + 50 {
+	for i := range 1050 {
 		many = append(many, ph(int32(i), 1, true))
 	}
 	var st kvv1.RunStatus
-	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many})
-	if len(st.Results) != maxStatusPhases || st.Truncated != 50 || st.Results[maxStatusPhases-1].Index != maxStatusPhases-1 {
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
+	if len(st.Results) != 1000 || st.Truncated != 50 {
 		t.Errorf("%d phases kept, %d truncated", len(st.Results), st.Truncated)
+	}
+	// A later pass with the status a fitting kept (100 phases, 950 counted) and the same sources.
+	st.Results, st.Truncated = st.Results[:100], 950
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
+	if len(st.Results) != 1000 || st.Truncated != 50 {
+		t.Errorf("again: %d phases kept, %d truncated", len(st.Results), st.Truncated)
 	}
 }
 
