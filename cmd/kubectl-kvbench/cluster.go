@@ -22,7 +22,6 @@ import (
 	"github.com/kvbench/kvbench-operator/report"
 )
 
-
 // cluster reads KVBenchmarks and the runners' full results: from the ConfigMaps the operator
 // archives them in when a run ends, else from the runner pods' logs.
 type cluster struct {
