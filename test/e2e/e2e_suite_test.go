@@ -112,7 +112,9 @@ var _ = BeforeSuite(func() {
 	run(kubectl, "apply", "--server-side", "--force-conflicts", "-f", chartPath+"/crds")
 	run(helm, "upgrade", "--install", release, chartPath, "-n", releaseNS, "--create-namespace",
 		"--set", "image.tag="+imageTag, "--set", "runner.image=localhost/kvbench-runner:"+imageTag,
-		"--set", "operator.nvmeNodeLabel="+nvmeLabel, "--wait", "--timeout", "3m")
+		"--set", "operator.nvmeNodeLabel="+nvmeLabel,
+		// Runner pods live tens of seconds here: scrape them faster than the chart's 15s.
+		"--set", "monitoring.podMonitor.interval=5s", "--wait", "--timeout", "3m")
 	Eventually(func() error {
 		_, err := tryRun(kubectl, "get", "crd", crdName)
 		return err
