@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -269,4 +270,31 @@ func gz(t *testing.T, s string) []byte {
 	zw.Write([]byte(s))
 	zw.Close()
 	return buf.Bytes()
+}
+
+// BenchmarkDecode: the bounded decoder against plain json.Unmarshal on a real result (seed 002 at
+// 10 GiB, 96 KB with engine dumps): go test ./controllers/archive -run '^$' -bench Decode.
+func BenchmarkDecode(b *testing.B) {
+	data, err := os.ReadFile("../../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("bounded", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			var r api.Result
+			if err := NewDecoder(api.DefaultResultLimits).Decode(bytes.NewReader(data), &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			var r api.Result
+			if err := json.Unmarshal(data, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
