@@ -298,3 +298,49 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReadLogSummaries: the periodic read of a running runner's log (its phase lines'
+// summaries) against decoding the same lines in full, and against json.Unmarshal of each line
+// into a summary: go test ./controllers/archive -run '^$' -bench ReadLog.
+func BenchmarkReadLogSummaries(b *testing.B) {
+	data, err := os.ReadFile("../../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res api.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		b.Fatal(err)
+	}
+	var log bytes.Buffer
+	for i := range res.Phases {
+		line, _ := json.Marshal(&res.Phases[i])
+		log.WriteString(api.ResultPhaseLogPrefix + string(line) + "\n")
+	}
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"summaries", func() error { _, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, false); return err }},
+		{"in-full", func() error { _, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, true); return err }},
+		{"json.Unmarshal-summaries", func() error {
+			for _, line := range bytes.Split(log.Bytes(), []byte("\n")) {
+				if rest, ok := bytes.CutPrefix(line, []byte(api.ResultPhaseLogPrefix)); ok {
+					var p api.PhaseSummary
+					if err := json.Unmarshal(rest, &p); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(log.Len()))
+			for range b.N {
+				if err := c.read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -20,7 +20,10 @@ import (
 // shared by everything it reads (one log's phase lines), and it remembers what it left out.
 type Decoder struct {
 	Limits api.ResultLimits
-	items  int
+	// Skip names keys whose values the target does not use: they are read past whole, by
+	// encoding/json's scanner, without the token walk.
+	Skip  map[string]bool
+	items int
 	left   map[string]int
 	order  []string
 }
@@ -192,12 +195,19 @@ func (f *filter) object(depth int) error {
 			f.out.WriteByte('}')
 			return err
 		}
+		k, _ := kt.(string)
+		if f.d.Skip[k] {
+			if err := f.dec.Decode(&discard{}); err != nil {
+				f.out.WriteByte('}')
+				return err
+			}
+			continue
+		}
 		vt, err := f.dec.Token()
 		if err != nil {
 			f.out.WriteByte('}')
 			return err
 		}
-		k, _ := kt.(string)
 		if n >= f.d.Limits.Keys {
 			f.d.leave(fmt.Sprintf("object key(s) over the limit of %d", f.d.Limits.Keys), 1)
 			if err := f.skip(vt); err != nil {
@@ -273,6 +283,11 @@ func (f *filter) array(key string, depth int) error {
 	f.out.WriteByte(']')
 	return err
 }
+
+// discard reads past a JSON value, keeping nothing.
+type discard struct{}
+
+func (*discard) UnmarshalJSON([]byte) error { return nil }
 
 // skip reads past the value tok starts, keeping nothing.
 func (f *filter) skip(tok json.Token) error {

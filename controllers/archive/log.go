@@ -34,6 +34,9 @@ func ReadLog(r io.Reader, lim api.ResultLimits, full bool) (*Log, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	out := &Log{}
 	phases := NewDecoder(lim) // one budget for all phase lines
+	if !full {
+		phases.Skip = phaseDetail
+	}
 	var result *Decoder       // the kept result line's
 	seen := 0
 	longest := max(len(api.ResultPhaseLogPrefix), len(api.ResultLogPrefix))
@@ -94,6 +97,10 @@ func ReadLog(r io.Reader, lim api.ResultLimits, full bool) (*Log, error) {
 	}
 	return out, nil
 }
+
+// phaseDetail are the keys of a phase result that its summary does not have.
+var phaseDetail = map[string]bool{"intervals": true, "pulseRounds": true, "usage": true, "engineStats": true,
+	"engineDumps": true, "device": true, "protocol": true}
 
 // readPhase decodes one phase line, in full or as its summary.
 func readPhase(d *Decoder, r io.Reader, full bool) (*api.PhaseResult, error) {
