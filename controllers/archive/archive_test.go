@@ -320,8 +320,14 @@ func BenchmarkReadLogSummaries(b *testing.B) {
 		name string
 		read func() error
 	}{
-		{"summaries", func() error { _, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, false); return err }},
-		{"in-full", func() error { _, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, true); return err }},
+		{"summaries", func() error {
+			_, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, false)
+			return err
+		}},
+		{"in-full", func() error {
+			_, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, true)
+			return err
+		}},
 		{"json.Unmarshal-summaries", func() error {
 			for _, line := range bytes.Split(log.Bytes(), []byte("\n")) {
 				if rest, ok := bytes.CutPrefix(line, []byte(api.ResultPhaseLogPrefix)); ok {

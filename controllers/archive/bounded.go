@@ -24,8 +24,8 @@ type Decoder struct {
 	// encoding/json's scanner, without the token walk.
 	Skip  map[string]bool
 	items int
-	left   map[string]int
-	order  []string
+	left  map[string]int
+	order []string
 }
 
 // NewDecoder returns a Decoder with its own budget.

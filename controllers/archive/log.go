@@ -37,7 +37,7 @@ func ReadLog(r io.Reader, lim api.ResultLimits, full bool) (*Log, error) {
 	if !full {
 		phases.Skip = phaseDetail
 	}
-	var result *Decoder       // the kept result line's
+	var result *Decoder // the kept result line's
 	seen := 0
 	longest := max(len(api.ResultPhaseLogPrefix), len(api.ResultLogPrefix))
 	for {
