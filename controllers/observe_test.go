@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
@@ -67,6 +68,7 @@ func TestObserveRun(t *testing.T) {
 		job     *batchv1.Job
 		pods    []corev1.Pod
 		logged  *logSnapshot
+		pending bool // the final log read is still to come
 		want    kvv1.RunStatus
 		requeue time.Duration
 	}{
@@ -79,6 +81,20 @@ func TestObserveRun(t *testing.T) {
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
+			})},
+		"complete, its final log read still to come: running until it has been read": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods:    mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			pending: true,
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+			}),
+			requeue: time.Second},
+		"complete, but its log was over the limits on runner output": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods:   mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			logged: &logSnapshot{Final: true, Over: &archive.LimitError{Left: []string{"20000 phase line(s) over the limit of 10000"}}},
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunFailed, kvv1.ReasonResultOverLimits, "n1", at(start), at(end), result
+				s.Message = "the runner's output is over the operator's limits (docs/operator.md#limits-on-runner-output); left out: 20000 phase line(s) over the limit of 10000"
 			})},
 		"complete but the summary reports an error": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", errSummary, start, end).list(),
@@ -182,7 +198,7 @@ func TestObserveRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute})
+			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute, finalLogPending: tc.pending})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
