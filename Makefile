@@ -90,7 +90,7 @@ test-arm64: deps ## The arm64 runner image under qemu-user: runner fillseq,readr
 
 # Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
 # Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
-FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzFromLog ./controllers/archive:FuzzDecompress \
+FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzReadLog ./controllers/archive:FuzzDecompress ./controllers/metrics:FuzzGather \
 	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse
 FUZZTIME ?= 8s
 

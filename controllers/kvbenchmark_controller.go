@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -49,15 +50,15 @@ const (
 	EventJobDeleted   = "JobDeleted"
 	EventPhase        = "BenchmarkPhaseChanged"
 	EventNotArchived  = "ResultNotArchived"
+	// EventStatusWriteFailed: the status could not be written (other than a conflict).
+	EventStatusWriteFailed = "StatusWriteFailed"
 )
 
 // Archiving the full result from the runner's log: retried this often while the log cannot be
-// read, given up this long after the run ended (cleanup waits for the outcome), and lines longer
-// than maxResultLine are not read (the operator's memory bound).
+// read, and given up this long after the run ended (cleanup waits for the outcome).
 const (
 	archiveRetry  = 15 * time.Second
 	archiveGiveUp = 5 * time.Minute
-	maxResultLine = 32 << 20
 )
 
 // defaultSlotRetry is how often a benchmark held back by the concurrency limit looks again, as a
@@ -264,6 +265,7 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 // observeRun is observeRun with what the runner logged so far (read in the background).
 func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, p *pass) (kvv1.RunStatus, observation) {
 	var logged *logSnapshot
+	lim := limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()}
 	pod := newestPod(pods)
 	if r.logReader != nil && pod != nil && (prev == nil || !terminal(prev)) {
 		ended := podEnded(pod, p.now)
@@ -271,8 +273,9 @@ func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, j
 		if !ended && pod.Status.Phase == corev1.PodRunning {
 			p.want(r.logReader.Refresh) // stream the finished phases into status
 		}
+		lim.finalLogPending = ended && (logged == nil || !logged.Final)
 	}
-	return observeRun(run, prev, job, pods, logged, p.now, limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()})
+	return observeRun(run, prev, job, pods, logged, p.now, lim)
 }
 
 // createMissing creates the missing Jobs within the concurrency limit. A Job the API server
@@ -378,6 +381,9 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 			r.archiveRun(ctx, p, i, pod)
 			continue // cleanup once the archive's outcome is persisted (the status write brings the next pass)
 		}
+		if r.logReader != nil && pod != nil {
+			r.logReader.Forget(pod.UID) // the archive's outcome is in status
+		}
 		if !job.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -428,11 +434,9 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 			for j := range snap.Result.Phases {
 				full[j] = snap.Result.Phases[j].PhaseSummary
 			}
-			st.Results = capPhases(mergePhases(full, st.Results))
-			st.Truncated = max(0, int32(len(full)-len(st.Results)))
-		}
-		if pod != nil {
-			r.logReader.Forget(pod.UID)
+			known := max(int32(len(full)), int32(len(st.Results))+st.Truncated)
+			st.Results = mergePhases(full, st.Results)
+			st.Truncated = max(0, known-int32(len(st.Results)))
 		}
 	case sinceEnd < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
@@ -451,6 +455,8 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	b := p.b
 	newStatus := aggregate(b, p.statuses, p.now)
 	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
+	fitStatus(&newStatus, b.Generation, metav1.Time{Time: p.now})
+	meta.RemoveStatusCondition(&newStatus.Conditions, ConditionStatusWriteFailed) // this write clears it
 	changed := !apiequality.Semantic.DeepEqual(b.Status, newStatus)
 	if changed {
 		old := b.DeepCopy()
@@ -459,7 +465,8 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 			if apierrors.IsConflict(err) {
 				return ctrl.Result{Requeue: true}, nil
 			}
-			return ctrl.Result{}, err
+			r.statusWriteFailed(ctx, old, err, p.now)
+			return ctrl.Result{}, fmt.Errorf("write status: %w", err) // retried with the rate limiter's backoff
 		}
 		r.emitTransitions(old, b)
 		r.emitBaseline(old, b)
@@ -470,6 +477,28 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 		r.Metrics.Set(b, r.archivedResults(ctx, b))
 	}
 	return ctrl.Result{}, nil
+}
+
+// ConditionStatusWriteFailed is True while the operator cannot write a benchmark's status (for a
+// reason other than a conflict); its message is the API server's.
+const ConditionStatusWriteFailed = "StatusWriteFailed"
+
+// statusWriteFailed makes a failed status write visible: a Warning event, and the condition
+// StatusWriteFailed on the status last written (a small change, which can succeed where the full
+// write failed). The failed write itself is retried with backoff by the caller's error.
+func (r *KVBenchmarkReconciler) statusWriteFailed(ctx context.Context, old *kvv1.KVBenchmark, err error, now time.Time) {
+	msg := truncate("the operator cannot write this benchmark's status, and retries with backoff: " + apiMessage(err))
+	logf.FromContext(ctx).Error(err, "cannot write status")
+	r.Recorder.Eventf(old, corev1.EventTypeWarning, EventStatusWriteFailed, "%s", msg)
+	if c := meta.FindStatusCondition(old.Status.Conditions, ConditionStatusWriteFailed); c != nil && c.Message == msg {
+		return
+	}
+	b := old.DeepCopy()
+	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: ConditionStatusWriteFailed, Status: metav1.ConditionTrue,
+		Reason: "WriteFailed", Message: msg, ObservedGeneration: b.Generation, LastTransitionTime: metav1.Time{Time: now}})
+	if err := r.Status().Update(ctx, b); err != nil {
+		logf.FromContext(ctx).Error(err, "cannot record that status cannot be written")
+	}
 }
 
 // nodeRetry is how often a spread EachNode benchmark without a matching node looks again.
@@ -514,8 +543,6 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	switch {
 	case pod == nil:
 		return &kvv1.ResultArchive{Error: "the runner pod is gone; its log cannot be read"}, nil
-	case snap.Bad != nil && errors.Is(snap.Bad, archive.ErrLineTooLong):
-		return &kvv1.ResultArchive{Error: snap.Bad.Error() + "; kubectl kvbench save reads it from the pod log before cleanup"}, nil
 	case snap.Bad != nil:
 		return &kvv1.ResultArchive{Error: truncate(snap.Bad.Error())}, nil
 	case snap.Err != nil:
@@ -523,16 +550,28 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	case snap.Result == nil:
 		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
 	}
-	res := snap.Result
-	if res.Engine == "" {
-		res.Engine = run.Engine.Name
+	if snap.built == nil {
+		// Built once per snapshot: when the status write after storing it fails, the retry
+		// stores the same bytes (the node's labels may have changed meanwhile).
+		res := snap.Result.DeepCopy()
+		if res.Engine == "" {
+			res.Engine = run.Engine.Name
+		}
+		r.stampProvenance(ctx, res, pod)
+		var over []string
+		if snap.Over != nil {
+			// What fits is archived, and says what the limits left out.
+			res.Error = strings.TrimPrefix(res.Error+"; "+snap.Over.Error(), "; ")
+			over = []string{archive.DroppedOverLimits}
+		}
+		cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
+		if err != nil {
+			return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
+		}
+		snap.built = &builtArchive{cm: cm, dropped: append(over, dropped...)}
+		r.logReader.keepBuilt(pod.UID, snap.built)
 	}
-	r.stampProvenance(ctx, res, pod)
-	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
-	if err != nil {
-		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
-	}
-	return r.storeArchive(ctx, b, cm, dropped)
+	return r.storeArchive(ctx, b, snap.built.cm.DeepCopy(), snap.built.dropped)
 }
 
 // LogOpener opens a container's log.

@@ -40,6 +40,9 @@ type limits struct {
 	unschedulable time.Duration
 	// startFailure bounds image pull errors and CreateContainerConfigError.
 	startFailure time.Duration
+	// finalLogPending: the pod has ended and the read of its whole log (logged, once Final) is
+	// still to come; a run is not made terminal before it, as what the log holds can fail it.
+	finalLogPending bool
 }
 
 // podGoneGrace is how long past its deletion deadline a terminating pod is still waited for (a
@@ -133,6 +136,13 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: podGoneGrace}
+	case lim.finalLogPending && (complete || failed || podFailed):
+		if running != nil || term != nil || prev != nil && prev.Phase == kvv1.RunRunning {
+			st.Phase = kvv1.RunRunning
+		}
+		return st, observation{requeueAfter: time.Second} // the read's end reconciles at once; this is the safety net
+	case complete && logged != nil && logged.Over != nil:
+		return finish(kvv1.RunFailed, kvv1.ReasonResultOverLimits, logged.Over.Error())
 	case complete:
 		if summary == nil {
 			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))
@@ -209,7 +219,7 @@ func startedWaiting(pod *corev1.Pod, job *batchv1.Job) time.Time {
 // mergeResults sets st's results from the termination message's summary and the phases the
 // runner logged, on top of what st already has (the previous status): every phase any of them
 // knows, by index, the most detailed copy of each. The summary is bounded (it drops detail,
-// then phases); the phase lines are not, but are read only every few seconds.
+// then phases), the phase lines by the limits on runner output; fitStatus bounds the whole status.
 func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot) {
 	var fromSummary []kvv1.PhaseSummary
 	var sumLoad *kvv1.PhaseSummary
@@ -223,27 +233,18 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	if logged != nil {
 		fromLog, logLoad = logged.Phases, logged.Load
 	}
-	st.Results = capPhases(mergePhases(fromLog, st.Results, fromSummary))
+	// Phases known to exist: the most any source knows of, counting what it left out.
+	known := int32(len(st.Results)) + st.Truncated
+	if summary != nil {
+		known = max(known, int32(len(summary.Phases))+summary.Truncated)
+	}
+	st.Results = mergePhases(fromLog, st.Results, fromSummary)
+	st.Truncated = max(0, max(known, int32(len(fromLog)))-int32(len(st.Results)))
 	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
 		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
 			st.Load = l.DeepCopy()
 		}
 	}
-	if summary != nil {
-		st.Truncated = max(0, int32(len(summary.Phases))+summary.Truncated-int32(len(st.Results)))
-	}
-}
-
-// maxStatusPhases bounds the phases kept in one run's status (about 400 KB), far below the API
-// server's object limit whatever sweep the CRD accepts; the archive and the metrics keep them all.
-const maxStatusPhases = 1000
-
-// capPhases keeps the first maxStatusPhases phases.
-func capPhases(p []kvv1.PhaseSummary) []kvv1.PhaseSummary {
-	if len(p) > maxStatusPhases {
-		return p[:maxStatusPhases]
-	}
-	return p
 }
 
 // mergePhases returns the union of phase lists by Index in index order, keeping for each index
@@ -518,7 +519,7 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 			continue
 		}
 		p := r.Results[len(r.Results)-1]
-		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: int64(math.Round(p.OpsPerSec))}
+		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: roundInt64(p.OpsPerSec)}
 		if p.LatencyMicros != nil {
 			v := p.LatencyMicros.P99
 			h.P99Micros = &v
@@ -526,6 +527,17 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 		return h
 	}
 	return nil
+}
+
+// roundInt64 rounds x to an int64, clamped to its range (a runner's 1e308 converts to none).
+func roundInt64(x float64) int64 {
+	switch x = math.Round(stats.Finite(x)); {
+	case x >= 1<<63:
+		return math.MaxInt64
+	case x < -(1 << 63):
+		return math.MinInt64
+	}
+	return int64(x)
 }
 
 func newestPod(pods []corev1.Pod) *corev1.Pod {

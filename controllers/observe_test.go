@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
@@ -65,6 +68,7 @@ func TestObserveRun(t *testing.T) {
 		job     *batchv1.Job
 		pods    []corev1.Pod
 		logged  *logSnapshot
+		pending bool // the final log read is still to come
 		want    kvv1.RunStatus
 		requeue time.Duration
 	}{
@@ -77,6 +81,20 @@ func TestObserveRun(t *testing.T) {
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
+			})},
+		"complete, its final log read still to come: running until it has been read": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods:    mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			pending: true,
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+			}),
+			requeue: time.Second},
+		"complete, but its log was over the limits on runner output": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods:   mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			logged: &logSnapshot{Final: true, Over: &archive.LimitError{Left: []string{"20000 phase line(s) over the limit of 10000"}}},
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunFailed, kvv1.ReasonResultOverLimits, "n1", at(start), at(end), result
+				s.Message = "the runner's output is over the operator's limits (docs/operator.md#limits-on-runner-output); left out: 20000 phase line(s) over the limit of 10000"
 			})},
 		"complete but the summary reports an error": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", errSummary, start, end).list(),
@@ -180,7 +198,7 @@ func TestObserveRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute})
+			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute, finalLogPending: tc.pending})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
@@ -212,16 +230,22 @@ func TestMergePhases(t *testing.T) {
 	}
 }
 
-// However large the sweep, status keeps a bounded number of phases and counts the rest.
-func TestMergeResultsCapsStatus(t *testing.T) {
+// Merging keeps every phase any source knows, and counts those none of them holds.
+func TestMergeResultsCountsTruncated(t *testing.T) {
 	var many []kvv1.PhaseSummary
-	for i := range maxStatusPhases + 50 {
+	for i := range 1050 {
 		many = append(many, ph(int32(i), 1, true))
 	}
 	var st kvv1.RunStatus
-	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many})
-	if len(st.Results) != maxStatusPhases || st.Truncated != 50 || st.Results[maxStatusPhases-1].Index != maxStatusPhases-1 {
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
+	if len(st.Results) != 1000 || st.Truncated != 50 {
 		t.Errorf("%d phases kept, %d truncated", len(st.Results), st.Truncated)
+	}
+	// A later pass with the status a fitting kept (100 phases, 950 counted) and the same sources.
+	st.Results, st.Truncated = st.Results[:100], 950
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
+	if len(st.Results) != 1000 || st.Truncated != 50 {
+		t.Errorf("again: %d phases kept, %d truncated", len(st.Results), st.Truncated)
 	}
 }
 
@@ -329,5 +353,29 @@ func TestArchiveRetryAfterBacksOff(t *testing.T) {
 	}
 	if got := archiveRetryAfter(archiveGiveUp - 10*time.Millisecond); got != time.Second {
 		t.Fatalf("just before giving up: wait %v, want 1s", got)
+	}
+}
+
+// Issue 18: two repeats at 1e200 and 3e200 ops/s made status.runs[].points' standard deviation
+// +Inf; json.Marshal failed and the status could never be written. Over extreme values (also NaN
+// and ±Inf, which a runner cannot send in JSON but a bug could compute) the aggregated status
+// marshals, and the headline is a sane integer.
+func TestAggregateOfExtremeValuesMarshals(t *testing.T) {
+	extremes := []float64{1e308, -1e308, math.MaxFloat64, 3e200, 1e200, 0, -1, 5e-324, 1e-310, math.NaN(), math.Inf(1), math.Inf(-1)}
+	b := w.MakeKVBenchmark("b", "ns").Obj()
+	for _, x := range extremes {
+		for _, y := range extremes {
+			runs := []kvv1.RunStatus{{Name: "rocksdb", Engine: kvv1.EngineRocksDB, Phase: kvv1.RunSucceeded, Results: []kvv1.PhaseSummary{
+				{Workload: "readrandom", Threads: 1, OpsPerSec: x, Iteration: 0, LatencyMicros: &kvv1.Percentiles{P99: y}},
+				{Index: 1, Workload: "readrandom", Threads: 1, OpsPerSec: y, Iteration: 1, LatencyMicros: &kvv1.Percentiles{P99: x}},
+			}}}
+			st := aggregate(b, runs, t0)
+			if _, err := json.Marshal(st.Runs[0].Points); err != nil {
+				t.Fatalf("points of %g, %g: %v", x, y, err)
+			}
+			if h := st.Headline; h == nil || (y >= 1 && h.OpsPerSec <= 0) || (y <= -1 && h.OpsPerSec >= 0) {
+				t.Fatalf("headline of %g: %+v", y, h)
+			}
+		}
 	}
 }

@@ -16,11 +16,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	ctrlenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -108,6 +110,8 @@ type operatorOpts struct {
 	clock       *clocktesting.FakeClock
 	// restConfig is the manager's API identity (default: the suite's system:masters config).
 	restConfig *rest.Config
+	// intercept, when set, sits between the reconciler and the API server (to fail some writes).
+	intercept *interceptor.Funcs
 }
 
 // startOperator runs a manager like main.go does, with a fake clock and its own metrics registry.
@@ -148,6 +152,9 @@ func startOperator(o operatorOpts) *operator {
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
 		Clock: o.clock, Metrics: op.collector, Config: o.config, Logs: op.logs.open, Nodes: directNodes,
 	}
+	if o.intercept != nil {
+		op.reconciler.Client = interceptor.NewClient(noWatch{mgr.GetClient()}, *o.intercept)
+	}
 	Expect(op.reconciler.SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	op.stop = cancel
@@ -157,6 +164,13 @@ func startOperator(o operatorOpts) *operator {
 		Expect(mgr.Start(ctx)).To(Succeed())
 	}()
 	return op
+}
+
+// noWatch is the manager's client as the client.WithWatch the interceptor wraps (the reconciler never watches).
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, fmt.Errorf("the reconciler does not watch")
 }
 
 // Stop stops the manager and waits for it to exit.

@@ -211,7 +211,7 @@ func comparePoint(a, b *Point, o Options) []Change {
 			ch.Warnings = append(ch.Warnings, w.Error())
 		}
 		if ch.Old.Median != 0 {
-			ch.Ratio = ch.New.Median / ch.Old.Median
+			ch.Ratio = Finite(ch.New.Median / ch.Old.Median) // 1e308 over 1e-308 is +Inf
 		}
 		ch.Significant = ch.P < o.Alpha
 		ch.Regressed = ch.Significant && ch.Worse() > o.ThresholdPercent/100

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/report"
 )
 
@@ -274,8 +275,13 @@ func decodeObject(doc json.RawMessage) ([]*report.Benchmark, *api.Result, error)
 		if !api.KnownResultSchema(head.SchemaVersion) {
 			return nil, nil, fmt.Errorf("runner result schema %q is not supported (this kubectl-kvbench reads %s)", head.SchemaVersion, api.ResultSchemaVersion)
 		}
+		// A runner's bytes: decoded within the limits the operator applies (a saved result fits them).
 		var r api.Result
-		if err := json.Unmarshal(doc, &r); err != nil {
+		d := archive.NewDecoder(api.DefaultResultLimits)
+		if err := d.Decode(bytes.NewReader(doc), &r); err != nil {
+			return nil, nil, fmt.Errorf("runner result: %w", err)
+		}
+		if err := d.Over(); err != nil {
 			return nil, nil, fmt.Errorf("runner result: %w", err)
 		}
 		return nil, &r, nil

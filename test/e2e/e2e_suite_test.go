@@ -126,7 +126,9 @@ func helmFromRegistry(verb, name, ns, ref, version string, extra ...string) stri
 	args := []string{verb, name, ref, "--version", version, "-n", ns, "--create-namespace",
 		"--set", "image.repository=" + operatorRef.repository, "--set", "image.digest=" + operatorRef.digest,
 		"--set", "runner.repository=" + runnerRef.repository, "--set", "runner.digest=" + runnerRef.digest,
-		"--set", "operator.nvmeNodeLabel=" + nvmeLabel, "--wait", "--timeout", "3m"}
+		"--set", "operator.nvmeNodeLabel=" + nvmeLabel,
+		// Runner pods live tens of seconds here: scrape them faster than the chart's 15s.
+		"--set", "monitoring.podMonitor.interval=5s", "--wait", "--timeout", "3m"}
 	if *plainHTTP {
 		args = append(args, "--plain-http")
 	}
