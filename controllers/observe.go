@@ -52,6 +52,15 @@ const podGoneGrace = 2 * time.Minute
 // gone: the Job's FailureTarget (deadline) and SuccessCriteriaMet come while the runner may still
 // be writing its summary.
 func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
+	st, obs := observeRunPhase(run, prev, job, pods, logged, now, lim)
+	if st.Phase == kvv1.RunPending && prev != nil && prev.Phase == kvv1.RunRunning {
+		// A run never goes back to Pending: whatever its pod does now, it has started.
+		st.Phase, st.Reason, st.Message = kvv1.RunRunning, "", ""
+	}
+	return st, obs
+}
+
+func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
 	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
 	if prev != nil {
 		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
@@ -122,6 +131,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		default:
 			st.CompletionTime = &metav1.Time{Time: now}
 		}
+		if st.StartTime == nil && (prev == nil || prev.Phase == kvv1.RunPending) && (pod == nil || pod.Spec.NodeName == "") {
+			st.NodeName = run.Node // it never got a node: the pin was a plan, not where it ran
+		}
 		return st, observation{}
 	}
 
@@ -162,11 +174,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		return finish(kvv1.RunFailed, reason, msg)
 	}
 	if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+		// Bounded whatever the scheduler says: the operator keeps exclusive runs apart itself, so a
+		// pod anti-affinity here is the user's (or a pod's that forged a runner label).
 		st.Reason, st.Message = kvv1.ReasonUnschedulable, truncate(c.Message)
-		if strings.Contains(c.Message, "anti-affinity") {
-			// Waiting for an exclusive node to free up; the Job's deadline still bounds the wait.
-			return st, observation{}
-		}
 		since := c.LastTransitionTime.Time
 		if since.IsZero() {
 			since = job.CreationTimestamp.Time
@@ -176,7 +186,8 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		}
 		return finish(kvv1.RunFailed, kvv1.ReasonUnschedulable, c.Message)
 	}
-	if running != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
+	if running != nil || term != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
+		// Running, or ended before the Job controller marked the Job (its verdict is on its way).
 		st.Phase = kvv1.RunRunning
 	}
 	return st, observation{}

@@ -1,0 +1,510 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/controllers/slots"
+)
+
+// The reconciler's side of controllers/slots: the ledger read from the cache (only Jobs a
+// KVBenchmark controls, and their pods), the queue of benchmarks that want or hold slots and
+// nodes, the nodes an exclusive run fits, and waking the benchmarks a freed slot or node lets
+// start. All of it is guarded by slotMu, which also makes deciding and creating Jobs one step.
+
+// createdJob is a Job this process created that the cache may not show yet.
+type createdJob struct {
+	at     time.Time
+	runner slots.Runner
+	node   string
+	avoid  []string
+}
+
+// refusal is a node the scheduler refused for a run placed there by the operator.
+type refusal struct {
+	at      time.Time
+	message string
+}
+
+// ledger is what holds slots and nodes now, from the cache plus the Jobs created but not cached yet.
+func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slots.Ledger, error) {
+	var jobs batchv1.JobList
+	if err := r.List(ctx, &jobs, client.MatchingFields{activeIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+		return slots.Ledger{}, err
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.MatchingFields{activeIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+		return slots.Ledger{}, err
+	}
+	l := slots.Ledger{Jobs: map[types.NamespacedName]bool{}, Nodes: map[string][]slots.Runner{}}
+	byUID := map[types.UID]*batchv1.Job{}
+	for i := range jobs.Items {
+		j := &jobs.Items[i]
+		byUID[j.UID] = j
+		l.Active++
+		l.Jobs[types.NamespacedName{Namespace: j.Namespace, Name: j.Name}] = true
+	}
+	bound := map[types.UID]bool{}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil || ref.Kind != "Job" {
+			continue
+		}
+		if j := byUID[ref.UID]; j != nil {
+			l.Nodes[pod.Spec.NodeName] = append(l.Nodes[pod.Spec.NodeName], runnerOf(j))
+			bound[j.UID] = true
+		} else if pod.DeletionTimestamp != nil && now.Before(pod.DeletionTimestamp.Add(podGoneGrace)) {
+			// The pod of a deleted runner Job, still stopping: its node is not free yet.
+			l.Nodes[pod.Spec.NodeName] = append(l.Nodes[pod.Spec.NodeName], slots.Runner{
+				Benchmark: types.NamespacedName{Namespace: pod.Namespace, Name: pod.Labels[render.LabelBenchmark]},
+				Run:       pod.Labels[render.LabelRun], Exclusive: pod.Labels[render.LabelExclusive] == "true"})
+		}
+	}
+	for _, j := range byUID {
+		if bound[j.UID] || j.Status.Active == 0 && j.Status.Succeeded+j.Status.Failed > 0 {
+			continue // on its node already, or its pod has ended (the Job's verdict is on its way)
+		}
+		ps := &j.Spec.Template.Spec
+		if n := render.PinnedNode(ps); n != "" {
+			l.Nodes[n] = append(l.Nodes[n], runnerOf(j))
+		} else {
+			l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: runnerOf(j), Avoid: render.AvoidedNodes(ps)})
+		}
+	}
+	// Jobs this process created that the cache has not shown yet.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, c := range r.created {
+		if l.Jobs[k] || r.cachedJob(ctx, k) || now.Sub(c.at) > time.Minute {
+			delete(r.created, k)
+			continue
+		}
+		l.Active++
+		l.Jobs[k] = true
+		if c.node != "" {
+			l.Nodes[c.node] = append(l.Nodes[c.node], c.runner)
+		} else {
+			l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: c.runner, Avoid: c.avoid})
+		}
+	}
+	return l, nil
+}
+
+// cachedJob: the cache has the Job (it may have finished already).
+func (r *KVBenchmarkReconciler) cachedJob(ctx context.Context, k types.NamespacedName) bool {
+	return r.Get(ctx, k, &batchv1.Job{}) == nil
+}
+
+func runnerOf(j *batchv1.Job) slots.Runner {
+	bench := ""
+	if ref := metav1.GetControllerOf(j); ref != nil {
+		bench = ref.Name
+	}
+	return slots.Runner{Benchmark: types.NamespacedName{Namespace: j.Namespace, Name: bench}, Run: j.Labels[render.LabelRun],
+		Exclusive: j.Spec.Template.Labels[render.LabelExclusive] == "true"}
+}
+
+// expect remembers a Job this process created until the cache shows it.
+func (r *KVBenchmarkReconciler) expect(job *batchv1.Job, runner slots.Runner, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.created == nil {
+		r.created = map[types.NamespacedName]createdJob{}
+	}
+	ps := &job.Spec.Template.Spec
+	r.created[types.NamespacedName{Namespace: job.Namespace, Name: job.Name}] = createdJob{at: now, runner: runner, node: render.PinnedNode(ps), avoid: render.AvoidedNodes(ps)}
+}
+
+// candidates are the nodes a runner pod fits (sorted by name), without the nodes the scheduler
+// refused it on; when none, why not, node by node in counts. Busy or not: slots.Admit knows who
+// uses a node. The fit is what the operator can see: node selector and required node affinity,
+// taints, cordon, readiness and allocatable memory and CPU; the scheduler still checks the rest
+// (other pods' usage, volumes, pod affinity), and a node it refuses is not chosen again for a while.
+func (r *KVBenchmarkReconciler) candidates(ctx context.Context, job *batchv1.Job, refused map[string]refusal) ([]string, string, error) {
+	var nodes corev1.NodeList
+	if err := r.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, "", err
+	}
+	pod := &corev1.Pod{Spec: job.Spec.Template.Spec}
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	requests := pod.Spec.Containers[0].Resources.Requests
+	var out []string
+	counts := map[string]int{}
+	var lastRefusal string
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		why := unfit(n, pod, affinity, requests)
+		if why == "" && refused[n.Name].message != "" {
+			why, lastRefusal = "refused by the scheduler", n.Name+": "+refused[n.Name].message
+		}
+		if why != "" {
+			counts[why]++
+			continue
+		}
+		out = append(out, n.Name)
+	}
+	slices.Sort(out)
+	if len(out) > 0 {
+		return out, "", nil
+	}
+	var parts []string
+	for why, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, why))
+	}
+	slices.Sort(parts)
+	msg := fmt.Sprintf("no node fits the runner pod: of %d node(s), %s", len(nodes.Items), strings.Join(parts, ", "))
+	if len(nodes.Items) == 0 {
+		msg = "no node fits the runner pod: the cluster has no nodes"
+	}
+	if lastRefusal != "" {
+		msg += " (" + lastRefusal + ")"
+	}
+	return nil, truncate(msg), nil
+}
+
+// unfit says why the pod does not fit the node ("" when it does).
+func unfit(n *corev1.Node, pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, requests corev1.ResourceList) string {
+	if n.Spec.Unschedulable {
+		return "cordoned"
+	}
+	if !nodeReady(n) {
+		return "not Ready"
+	}
+	if ok, _ := affinity.Match(n); !ok {
+		return "do not match its node selector or affinity"
+	}
+	noSchedule := func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	}
+	if _, untolerated := corev1helpers.FindMatchingUntoleratedTaint(n.Spec.Taints, pod.Spec.Tolerations, noSchedule); untolerated {
+		return "have a taint it does not tolerate"
+	}
+	for name, q := range requests {
+		if have, ok := n.Status.Allocatable[name]; ok && have.Cmp(q) < 0 {
+			return fmt.Sprintf("have less %s allocatable than its %s", name, q.String())
+		}
+	}
+	return ""
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// nodeUnavailable says why a run cannot be pinned to node ("" when it can): the node was deleted
+// or is cordoned. A node the cache does not know is looked up on the API server before it is
+// declared gone (a node listed a moment ago for spread EachNode may not be cached yet).
+func (r *KVBenchmarkReconciler) nodeUnavailable(ctx context.Context, name string) (string, error) {
+	var n corev1.Node
+	err := r.Get(ctx, client.ObjectKey{Name: name}, &n)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, client.ObjectKey{Name: name}, &n)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Sprintf("node %s no longer exists", name), nil
+	case err != nil:
+		return "", fmt.Errorf("get node %s: %w", name, err)
+	case n.Spec.Unschedulable:
+		return fmt.Sprintf("node %s is cordoned", name), nil
+	}
+	return "", nil
+}
+
+// refusedNodes are the nodes the scheduler refused for a run the operator placed, within the
+// unschedulable timeout (after that a node may be tried again).
+func (r *KVBenchmarkReconciler) refusedNodes(run string, now time.Time) map[string]refusal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]refusal{}
+	for node, f := range r.refused[run] {
+		if now.Sub(f.at) < r.Config.UnschedulableTimeout {
+			out[node] = f
+		}
+	}
+	return out
+}
+
+func (r *KVBenchmarkReconciler) refuse(run, node, message string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refused == nil {
+		r.refused = map[string]map[string]refusal{}
+	}
+	if r.refused[run] == nil {
+		r.refused[run] = map[string]refusal{}
+	}
+	r.refused[run][node] = refusal{at: now, message: message}
+}
+
+// forgetPlacement drops what the reconciler keeps about a benchmark that is gone.
+func (r *KVBenchmarkReconciler) forgetPlacement(key types.NamespacedName) {
+	r.slotMu.Lock()
+	delete(r.queue, key)
+	r.slotMu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.refused {
+		if strings.HasPrefix(k, key.String()+"/") {
+			delete(r.refused, k)
+		}
+	}
+	delete(r.unsent, key)
+}
+
+func refusalKey(b *kvv1.KVBenchmark, run string) string {
+	return b.Namespace + "/" + b.Name + "/" + run
+}
+
+// demand is what pass p wants (runs that may start as far as the benchmark itself is concerned)
+// and holds (Sequential groups between engines). Runs that cannot start at all are failed or
+// given their reason in p's statuses: a pinned node that is gone or cordoned, an operator
+// misconfiguration, no node that fits.
+func (r *KVBenchmarkReconciler) demand(ctx context.Context, p *pass) (*slots.Demand, map[string]*batchv1.Job, error) {
+	b := p.b
+	exclusive := render.Exclusive(b)
+	starts, waits, holds := plan.Sequence(b.Spec.Placement.Engines, p.runs, p.statuses, p.missing)
+	for _, w := range waits {
+		p.statuses[w.Index].Reason, p.statuses[w.Index].Message = kvv1.ReasonWaitingForRun, w.Message
+	}
+	d := &slots.Demand{Benchmark: p.key(), Created: b.CreationTimestamp.Time}
+	jobs := map[string]*batchv1.Job{}
+	for _, s := range starts {
+		run, st := &p.runs[s.Index], &p.statuses[s.Index]
+		run.Node, st.NodeName = s.Node, s.Node
+		if s.Node != "" {
+			why, err := r.nodeUnavailable(ctx, s.Node)
+			if err != nil {
+				return nil, nil, err
+			}
+			if why != "" {
+				what := "the node of this EachNode run"
+				if s.After {
+					what = "the node the earlier engines ran on; the comparison cannot go on on another machine (create the benchmark anew)"
+				}
+				p.fail(s.Index, kvv1.ReasonNodeUnavailable, fmt.Sprintf("%s (%s)", why, what))
+				continue
+			}
+		}
+		job, err := render.Job(b, *run, r.Config.Render)
+		if err != nil {
+			p.fail(s.Index, "InvalidOperatorConfig", err.Error())
+			continue
+		}
+		w := slots.Want{Run: run.Name, Exclusive: exclusive, Node: s.Node, After: s.After}
+		if exclusive && s.Node == "" {
+			cands, why, err := r.candidates(ctx, job, r.refusedNodes(refusalKey(b, run.Name), p.now))
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(cands) == 0 {
+				p.waitBounded(s.Index, kvv1.ReasonUnschedulable, why, r.Config.UnschedulableTimeout)
+				continue
+			}
+			w.Candidates = cands
+		}
+		jobs[run.Name] = job
+		d.Wants = append(d.Wants, w)
+	}
+	for _, h := range holds {
+		d.Holds = append(d.Holds, slots.Hold{Node: h.Node, Exclusive: exclusive,
+			Job: types.NamespacedName{Namespace: b.Namespace, Name: p.runs[h.Index].JobName}})
+	}
+	return d, jobs, nil
+}
+
+// admitted decides under slotMu with every other waiting benchmark. It returns the grants of this
+// benchmark and sets the waits' reasons in p, and wakes the other benchmarks the decision lets start.
+func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.Demand) ([]slots.Grant, error) {
+	if err := r.seedQueue(ctx, p.now); err != nil {
+		return nil, err
+	}
+	old := r.queue[d.Benchmark]
+	if len(d.Wants) == 0 && len(d.Holds) == 0 {
+		delete(r.queue, d.Benchmark)
+	} else {
+		r.queue[d.Benchmark] = d
+	}
+	if len(d.Wants) == 0 {
+		if old != nil && len(old.Holds) > len(d.Holds) {
+			// A comparison let go of a node or slot it held: whoever waits for it may start.
+			return nil, r.wakeGranted(ctx, p.now, func(k types.NamespacedName) { r.wakeUp(k) })
+		}
+		return nil, nil
+	}
+	l, err := r.ledger(ctx, p.now)
+	if err != nil {
+		return nil, err
+	}
+	dec := slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued())
+	for _, w := range dec.Waits[d.Benchmark] {
+		i := p.index(w.Run)
+		if prev := p.prev[w.Run]; w.Reason == kvv1.ReasonWaitingForSlot && prev != nil && prev.Reason == w.Reason {
+			w.Message = prev.Message // the queue position when it began waiting: no status write per move
+		}
+		p.waitBounded(i, w.Reason, w.Message, deadline(p.b))
+		p.want(r.slotRetry())
+	}
+	for k, gs := range dec.Grants {
+		if k != d.Benchmark && len(gs) > 0 {
+			r.wakeUp(k)
+		}
+	}
+	return dec.Grants[d.Benchmark], nil
+}
+
+func (r *KVBenchmarkReconciler) queued() []*slots.Demand {
+	out := make([]*slots.Demand, 0, len(r.queue))
+	for _, d := range r.queue {
+		out = append(out, d)
+	}
+	return out
+}
+
+// seedQueue fills the queue once per process from the cached benchmarks, so that after a restart
+// a benchmark reconciled early does not take the slot or node of one reconciled later (a
+// Sequential comparison between its engines, or an older waiting benchmark).
+func (r *KVBenchmarkReconciler) seedQueue(ctx context.Context, now time.Time) error {
+	if r.queue != nil {
+		return nil
+	}
+	r.queue = map[types.NamespacedName]*slots.Demand{}
+	var list kvv1.KVBenchmarkList
+	if err := r.List(ctx, &list); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		b := &list.Items[i]
+		if b.Status.Phase == kvv1.PhaseSucceeded || b.Status.Phase == kvv1.PhaseFailed || len(b.Status.Runs) == 0 || !b.DeletionTimestamp.IsZero() {
+			continue
+		}
+		p, err := r.passFromStatus(ctx, b, now)
+		if err != nil {
+			return err
+		}
+		d, _, err := r.demand(ctx, p)
+		if err != nil {
+			return err
+		}
+		if len(d.Wants) > 0 || len(d.Holds) > 0 {
+			r.queue[d.Benchmark] = d
+		}
+	}
+	return nil
+}
+
+// passFromStatus is a pass over b's persisted status and cached Jobs, without reading pods: enough
+// to know what b wants and holds.
+func (r *KVBenchmarkReconciler) passFromStatus(ctx context.Context, b *kvv1.KVBenchmark, now time.Time) (*pass, error) {
+	runs, err := r.planRuns(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	p := &pass{b: b, now: now, runs: runs, prev: map[string]*kvv1.RunStatus{}}
+	var jobs batchv1.JobList
+	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingFields{ownerIndex: string(b.UID)}); err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, j := range jobs.Items {
+		have[j.Name] = true
+	}
+	for i := range b.Status.Runs {
+		p.prev[b.Status.Runs[i].Name] = &b.Status.Runs[i]
+	}
+	p.statuses = make([]kvv1.RunStatus, len(runs))
+	for i, run := range runs {
+		p.statuses[i] = kvv1.RunStatus{Name: run.Name, Phase: kvv1.RunPending}
+		if prev := p.prev[run.Name]; prev != nil {
+			p.statuses[i] = *prev.DeepCopy()
+		}
+		if !have[run.JobName] && p.statuses[i].Phase == kvv1.RunPending {
+			p.missing = append(p.missing, i)
+		}
+	}
+	return p, nil
+}
+
+// wakeUp reconciles a benchmark the queue lets start now.
+func (r *KVBenchmarkReconciler) wakeUp(k types.NamespacedName) {
+	b := &kvv1.KVBenchmark{}
+	b.Namespace, b.Name = k.Namespace, k.Name
+	select {
+	case r.wake <- event.GenericEvent{Object: b}:
+	default: // full: the safety-net requeue will do
+	}
+}
+
+// freed is the event handler of runner Jobs and pods: when one stops holding a slot or a node
+// (a Job finished or went, a pod ended or went), the benchmarks the queue lets start now are
+// reconciled, first come first served, instead of every waiting benchmark.
+func (r *KVBenchmarkReconciler) freed() handler.Funcs {
+	wake := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		r.slotMu.Lock()
+		defer r.slotMu.Unlock()
+		if err := r.wakeGranted(ctx, r.Clock.Now(), func(k types.NamespacedName) { q.Add(reconcile.Request{NamespacedName: k}) }); err != nil {
+			logf.FromContext(ctx).Error(err, "read the ledger of slots and nodes")
+		}
+	}
+	return handler.Funcs{
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if len(activeOf(e.ObjectOld)) > 0 && len(activeOf(e.ObjectNew)) == 0 {
+				wake(ctx, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			wake(ctx, q)
+		},
+	}
+}
+
+// wakeGranted wakes the queued benchmarks that may start something now (slotMu held).
+func (r *KVBenchmarkReconciler) wakeGranted(ctx context.Context, now time.Time, wake func(types.NamespacedName)) error {
+	if len(r.queue) == 0 {
+		return nil
+	}
+	l, err := r.ledger(ctx, now)
+	if err != nil {
+		return err
+	}
+	for k, gs := range slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued()).Grants {
+		if len(gs) > 0 {
+			wake(k)
+		}
+	}
+	return nil
+}
+
+// deadline bounds each wait of a run before its Job exists (spec.deadline, 24h by default).
+func deadline(b *kvv1.KVBenchmark) time.Duration {
+	if b.Spec.Deadline != nil && b.Spec.Deadline.Duration > 0 {
+		return b.Spec.Deadline.Duration
+	}
+	return 24 * time.Hour
+}
