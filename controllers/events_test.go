@@ -9,6 +9,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -37,7 +39,10 @@ func TestEventsWaitForTheStatusWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	conflicts := 1
-	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(b).WithStatusSubresource(&kvv1.KVBenchmark{}).
+	room := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Status: corev1.NodeStatus{Allocatable: room,
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(b, node).WithStatusSubresource(&kvv1.KVBenchmark{}).
 		WithIndex(&batchv1.Job{}, ownerIndex, ownerOf).WithIndex(&batchv1.Job{}, activeIndex, activeOf).
 		WithIndex(&corev1.Pod{}, ownerIndex, ownerOf).WithIndex(&corev1.Pod{}, activeIndex, activeOf).
 		// The API server's own field selectors on events, which the fake client needs as indexes.

@@ -158,7 +158,7 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			// Owner references remove the Jobs; only our series and bookkeeping are left to drop.
 			r.Metrics.Delete(req.NamespacedName)
 			r.forgetResults(req.NamespacedName)
-			r.forgetPlacement(req.NamespacedName)
+			r.forgetPlacement(ctx, req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -166,7 +166,7 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !b.DeletionTimestamp.IsZero() {
 		r.Metrics.Delete(req.NamespacedName)
 		r.forgetResults(req.NamespacedName)
-		r.forgetPlacement(req.NamespacedName)
+		r.forgetPlacement(ctx, req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	runs, err := r.planRuns(ctx, &b)
@@ -485,7 +485,11 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 			}
 			continue
 		}
-		r.expect(job, slots.Runner{Benchmark: p.key(), Run: run.Name, Exclusive: render.Exclusive(b)}, p.now)
+		var mayLand []string
+		if run.Node == "" {
+			mayLand = slices.DeleteFunc(slices.Clone(wantOf(d, run.Name).Candidates), func(n string) bool { return slices.Contains(g.Avoid, n) })
+		}
+		r.expect(job, slots.Runner{Benchmark: p.key(), Run: run.Name, Exclusive: render.Exclusive(b)}, mayLand, p.now)
 		d.Wants = slices.DeleteFunc(d.Wants, func(w slots.Want) bool { return w.Run == run.Name })
 		r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
 		where := ""
@@ -495,6 +499,16 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 		p.event(corev1.EventTypeNormal, EventRunCreated, "Created Job %s for engine %s%s", job.Name, run.Name, where)
 	}
 	return errors.Join(errs...)
+}
+
+// wantOf is the want of the run named run in d.
+func wantOf(d *slots.Demand, run string) slots.Want {
+	for _, w := range d.Wants {
+		if w.Run == run {
+			return w
+		}
+	}
+	return slots.Want{}
 }
 
 // createPermanent: the API server will refuse the same Job again (invalid, or forbidden by an

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -34,10 +35,10 @@ import (
 
 // createdJob is a Job this process created that the cache may not show yet.
 type createdJob struct {
-	at     time.Time
-	runner slots.Runner
-	node   string
-	avoid  []string
+	at      time.Time
+	runner  slots.Runner
+	node    string
+	mayLand []string // not pinned: the nodes the scheduler may put it on
 }
 
 // refusal is a node the scheduler refused for a run placed there by the operator.
@@ -81,6 +82,7 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 				Run:       pod.Labels[render.LabelRun], Exclusive: pod.Labels[render.LabelExclusive] == "true"})
 		}
 	}
+	var nodes *corev1.NodeList
 	for _, j := range byUID {
 		if bound[j.UID] || j.Status.Active == 0 && j.Status.Succeeded+j.Status.Failed > 0 {
 			continue // on its node already, or its pod has ended (the Job's verdict is on its way)
@@ -88,9 +90,15 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		ps := &j.Spec.Template.Spec
 		if n := render.PinnedNode(ps); n != "" {
 			l.Nodes[n] = append(l.Nodes[n], runnerOf(j))
-		} else {
-			l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: runnerOf(j), Avoid: render.AvoidedNodes(ps)})
+			continue
 		}
+		if nodes == nil {
+			nodes = &corev1.NodeList{}
+			if err := r.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
+				return slots.Ledger{}, err
+			}
+		}
+		l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: runnerOf(j), MayLand: fitting(nodes.Items, ps)})
 	}
 	// Jobs this process created that the cache has not shown yet.
 	r.mu.Lock()
@@ -105,7 +113,7 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		if c.node != "" {
 			l.Nodes[c.node] = append(l.Nodes[c.node], c.runner)
 		} else {
-			l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: c.runner, Avoid: c.avoid})
+			l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: c.runner, MayLand: c.mayLand})
 		}
 	}
 	return l, nil
@@ -126,14 +134,34 @@ func runnerOf(j *batchv1.Job) slots.Runner {
 }
 
 // expect remembers a Job this process created until the cache shows it.
-func (r *KVBenchmarkReconciler) expect(job *batchv1.Job, runner slots.Runner, now time.Time) {
+func (r *KVBenchmarkReconciler) expect(job *batchv1.Job, runner slots.Runner, mayLand []string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.created == nil {
 		r.created = map[types.NamespacedName]createdJob{}
 	}
-	ps := &job.Spec.Template.Spec
-	r.created[types.NamespacedName{Namespace: job.Namespace, Name: job.Name}] = createdJob{at: now, runner: runner, node: render.PinnedNode(ps), avoid: render.AvoidedNodes(ps)}
+	r.created[types.NamespacedName{Namespace: job.Namespace, Name: job.Name}] = createdJob{at: now, runner: runner,
+		node: render.PinnedNode(&job.Spec.Template.Spec), mayLand: mayLand}
+}
+
+// fitting are the nodes a pod spec fits (its node affinity includes the nodes it avoids).
+func fitting(nodes []corev1.Node, ps *corev1.PodSpec) []string {
+	pod := &corev1.Pod{Spec: *ps}
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	var out []string
+	for i := range nodes {
+		if unfit(&nodes[i], pod, affinity, requestsOf(ps)) == "" {
+			out = append(out, nodes[i].Name)
+		}
+	}
+	return out
+}
+
+func requestsOf(ps *corev1.PodSpec) corev1.ResourceList {
+	if len(ps.Containers) == 0 {
+		return nil
+	}
+	return ps.Containers[0].Resources.Requests
 }
 
 // candidates are the nodes a runner pod fits (sorted by name), without the nodes the scheduler
@@ -148,7 +176,7 @@ func (r *KVBenchmarkReconciler) candidates(ctx context.Context, job *batchv1.Job
 	}
 	pod := &corev1.Pod{Spec: job.Spec.Template.Spec}
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	requests := pod.Spec.Containers[0].Resources.Requests
+	requests := requestsOf(&pod.Spec)
 	var out []string
 	counts := map[string]int{}
 	var lastRefusal string
@@ -192,7 +220,7 @@ func unfit(n *corev1.Node, pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAf
 		return "not Ready"
 	}
 	if ok, _ := affinity.Match(n); !ok {
-		return "do not match its node selector or affinity"
+		return "do not match its node affinity/selector"
 	}
 	noSchedule := func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
@@ -215,6 +243,14 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// rotate starts nodes at a place derived from key.
+func rotate(nodes []string, key string) []string {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	i := int(h.Sum32() % uint32(len(nodes)))
+	return append(nodes[i:len(nodes):len(nodes)], nodes[:i]...)
 }
 
 // nodeUnavailable says why a run cannot be pinned to node ("" when it can): the node was deleted
@@ -264,9 +300,16 @@ func (r *KVBenchmarkReconciler) refuse(run, node, message string, now time.Time)
 }
 
 // forgetPlacement drops what the reconciler keeps about a benchmark that is gone.
-func (r *KVBenchmarkReconciler) forgetPlacement(key types.NamespacedName) {
+func (r *KVBenchmarkReconciler) forgetPlacement(ctx context.Context, key types.NamespacedName) {
 	r.slotMu.Lock()
-	delete(r.queue, key)
+	if d := r.queue[key]; d != nil {
+		delete(r.queue, key)
+		if len(d.Holds) > 0 { // what it held between engines is free now
+			if err := r.wakeGranted(ctx, r.Clock.Now(), r.wakeUp); err != nil {
+				logf.FromContext(ctx).Error(err, "read the ledger of slots and nodes")
+			}
+		}
+	}
 	r.slotMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -318,14 +361,20 @@ func (r *KVBenchmarkReconciler) demand(ctx context.Context, p *pass) (*slots.Dem
 			continue
 		}
 		w := slots.Want{Run: run.Name, Exclusive: exclusive, Node: s.Node, After: s.After}
-		if exclusive && s.Node == "" {
+		if s.Node == "" {
 			cands, why, err := r.candidates(ctx, job, r.refusedNodes(refusalKey(b, run.Name), p.now))
 			if err != nil {
 				return nil, nil, err
 			}
 			if len(cands) == 0 {
 				p.waitBounded(s.Index, kvv1.ReasonUnschedulable, why, r.Config.UnschedulableTimeout)
+				p.want(r.slotRetry()) // a node may be labelled, uncordoned or added
 				continue
+			}
+			if exclusive {
+				// Spread exclusive runs over the fleet rather than pile them onto the first nodes by name
+				// (which may be the few that other benchmarks need, such as the NVMe ones).
+				cands = rotate(cands, refusalKey(b, run.Name))
 			}
 			w.Candidates = cands
 		}
@@ -354,7 +403,7 @@ func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.
 	if len(d.Wants) == 0 {
 		if old != nil && len(old.Holds) > len(d.Holds) {
 			// A comparison let go of a node or slot it held: whoever waits for it may start.
-			return nil, r.wakeGranted(ctx, p.now, func(k types.NamespacedName) { r.wakeUp(k) })
+			return nil, r.wakeGranted(ctx, p.now, r.wakeUp)
 		}
 		return nil, nil
 	}

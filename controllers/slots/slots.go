@@ -32,10 +32,10 @@ type Runner struct {
 func (r Runner) String() string { return fmt.Sprintf("run %s of %s", r.Run, r.Benchmark) }
 
 // Unplaced is a runner Job whose pod is on no node yet and that is not pinned: the scheduler may
-// put it on any node except those it avoids.
+// put it on any of MayLand (the nodes it fits, less those it avoids).
 type Unplaced struct {
 	Runner
-	Avoid []string
+	MayLand []string
 }
 
 // Ledger is what holds slots and nodes now.
@@ -57,7 +57,7 @@ type Want struct {
 	// Node pins the run (EachNode, or a later engine under Sequential); "" lets the operator
 	// choose among Candidates (exclusive) or the scheduler choose (not exclusive).
 	Node string
-	// Candidates are the nodes an unpinned exclusive run fits on, busy or not, in preference order.
+	// Candidates are the nodes an unpinned run fits on, busy or not, in preference order.
 	Candidates []string
 	// After: the next engine of a Sequential group, which starts on the group's Hold.
 	After bool
@@ -85,7 +85,8 @@ type Grant struct {
 	Run string
 	// Node pins the run's Job ("" lets the scheduler choose).
 	Node string
-	// Avoid are nodes a non-exclusive unpinned run must not be scheduled to (exclusive runs use them).
+	// Avoid are the nodes a non-exclusive unpinned run fits but must not be scheduled to
+	// (exclusive runs use or hold them).
 	Avoid []string
 }
 
@@ -189,7 +190,7 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 	mayLand := func(name string) []Runner {
 		var out []Runner
 		for _, u := range unplaced {
-			if !slices.Contains(u.Avoid, name) {
+			if slices.Contains(u.MayLand, name) {
 				out = append(out, u.Runner)
 			}
 		}
@@ -237,6 +238,7 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 			}
 			me := Runner{Benchmark: d.Benchmark, Run: w.Run, Exclusive: w.Exclusive}
 			g := Grant{Run: w.Run, Node: w.Node}
+			var mayLand []string
 			var ok bool
 			var why string
 			switch {
@@ -264,13 +266,23 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 				ok, why = sharedFree(d.Benchmark, w.Node)
 				why = fmt.Sprintf("node %s is %s", w.Node, why)
 			default:
-				ok = true
-				for name, n := range nodes {
-					if _, excl := n.exclusiveUser(); excl || (n.heldExcl && n.heldBy != d.Benchmark) {
-						g.Avoid = append(g.Avoid, name)
+				// The scheduler chooses among the candidates no exclusive run uses or holds.
+				var busy []string
+				for _, c := range w.Candidates {
+					if free, who := sharedFree(d.Benchmark, c); free {
+						mayLand = append(mayLand, c)
+					} else {
+						g.Avoid = append(g.Avoid, c)
+						if len(busy) < 3 {
+							busy = append(busy, c+" "+who)
+						}
 					}
 				}
-				slices.Sort(g.Avoid)
+				ok = len(mayLand) > 0
+				why = fmt.Sprintf("every node it fits (%d) is taken by exclusive runs: %s", len(w.Candidates), strings.Join(busy, "; "))
+				if len(w.Candidates) == 0 {
+					why = "no node fits it"
+				}
 			}
 			if !ok {
 				dec.Waits[d.Benchmark] = append(dec.Waits[d.Benchmark], Wait{Run: w.Run, Reason: kvv1.ReasonWaitingForNode, Message: why})
@@ -284,7 +296,7 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 			if g.Node != "" {
 				node(g.Node).users = append(node(g.Node).users, me)
 			} else {
-				unplaced = append(unplaced, Unplaced{Runner: me, Avoid: g.Avoid})
+				unplaced = append(unplaced, Unplaced{Runner: me, MayLand: mayLand})
 			}
 			dec.Grants[d.Benchmark] = append(dec.Grants[d.Benchmark], g)
 		}

@@ -50,10 +50,11 @@ func grantedRuns(d Decision, k types.NamespacedName) []string {
 
 func TestAdmitGivesSlotsInOrder(t *testing.T) {
 	// Created in reverse order of arrival in the queue: the oldest gets the slots.
+	shared := func(run string) Want { return Want{Run: run, Candidates: []string{"n1", "n2"}} }
 	q := []*Demand{
-		demand("ns", "young", 30, Want{Run: "rocksdb"}),
-		demand("ns", "old", 10, Want{Run: "rocksdb"}, Want{Run: "pebble"}),
-		demand("ns", "middle", 20, Want{Run: "rocksdb"}),
+		demand("ns", "young", 30, shared("rocksdb")),
+		demand("ns", "old", 10, shared("rocksdb"), shared("pebble")),
+		demand("ns", "middle", 20, shared("rocksdb")),
 	}
 	d := Admit(3, Ledger{Active: 1}, q)
 	if got := grantedRuns(d, key("ns", "old")); !cmp.Equal(got, []string{"rocksdb@", "pebble@"}) {
@@ -137,7 +138,7 @@ func TestAdmitKeepsASequentialComparisonTogether(t *testing.T) {
 }
 
 func TestAdmitKeepsExclusiveRunsAwayFromUnplacedRunners(t *testing.T) {
-	l := Ledger{Active: 1, Unplaced: []Unplaced{{Runner: Runner{Benchmark: key("x", "shared"), Run: "rocksdb"}, Avoid: []string{"n1"}}}}
+	l := Ledger{Active: 1, Unplaced: []Unplaced{{Runner: Runner{Benchmark: key("x", "shared"), Run: "rocksdb"}, MayLand: []string{"n2", "n3"}}}}
 	q := []*Demand{
 		demand("ns", "excl", 1, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n1", "n2"}}),
 		demand("ns", "excl2", 2, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n2", "n3"}}),
@@ -155,19 +156,27 @@ func TestAdmitSendsSharedRunsAroundExclusiveOnes(t *testing.T) {
 	excl := Runner{Benchmark: key("x", "e"), Run: "rocksdb", Exclusive: true}
 	l := Ledger{Active: 1, Nodes: map[string][]Runner{"n2": {excl}, "n1": {{Benchmark: key("x", "s"), Run: "pebble"}}}}
 	q := []*Demand{
-		demand("ns", "shared", 1, Want{Run: "rocksdb"}, Want{Run: "pebble", Node: "n2"}, Want{Run: "leveldb", Node: "n1"}),
-		// Granted after the unpinned shared run: that run may land on any node but n2.
+		demand("ns", "shared", 1, Want{Run: "rocksdb", Candidates: []string{"n1", "n2", "n3"}}, Want{Run: "pebble", Node: "n2"}, Want{Run: "leveldb", Node: "n1"},
+			// Fits only the node the exclusive run uses: it waits rather than wait unschedulable.
+			Want{Run: "nvme", Candidates: []string{"n2"}}),
+		// Granted after the unpinned shared run: that run may land on n1 or n3.
 		demand("ns", "excl", 2, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n3"}}),
+		demand("ns", "excl2", 3, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n4"}}),
 	}
 	d := Admit(0, l, q)
 	want := []Grant{{Run: "rocksdb", Avoid: []string{"n2"}}, {Run: "leveldb", Node: "n1"}}
 	if diff := cmp.Diff(want, d.Grants[key("ns", "shared")]); diff != "" {
 		t.Fatalf("shared grants (-want +got):\n%s", diff)
 	}
-	if w := d.Waits[key("ns", "shared")]; len(w) != 1 || w[0].Message != "node n2 is used by run rocksdb of x/e, which is exclusive" {
+	w := d.Waits[key("ns", "shared")]
+	if len(w) != 2 || w[0].Message != "node n2 is used by run rocksdb of x/e, which is exclusive" ||
+		w[1].Message != "every node it fits (1) is taken by exclusive runs: n2 used by run rocksdb of x/e, which is exclusive" {
 		t.Fatalf("shared waits %+v", w)
 	}
-	if w := d.Waits[key("ns", "excl")]; len(w) != 1 || !strings.Contains(w[0].Message, "may still be scheduled there") {
+	if w := d.Waits[key("ns", "excl")]; len(w) != 1 || !strings.Contains(w[0].Message, "run rocksdb of ns/shared may still be scheduled there") {
 		t.Fatalf("excl waits %+v", w)
+	}
+	if got := grantedRuns(d, key("ns", "excl2")); !cmp.Equal(got, []string{"rocksdb@n4"}) {
+		t.Fatalf("excl2 got %v: the shared run cannot land on n4, which it does not fit", got)
 	}
 }
