@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,9 +117,9 @@ type KVBenchmarkReconciler struct {
 	// Nodes reads a runner's node for its provenance labels; nil leaves them out.
 	Nodes NodeReader
 
-	// slotMu makes deciding who may start (placement.go) and creating the Jobs one step across
-	// workers. queue holds what every benchmark that waits or holds a node wants and holds (nil
-	// until seeded from the cache).
+	// slotMu makes deciding who may start (placement.go) and reserving their slots and nodes one
+	// step across workers; it is never held across an API call. queue holds what every benchmark
+	// that waits or holds a node wants and holds (nil until seeded from the cache).
 	slotMu sync.Mutex
 	queue  map[types.NamespacedName]*slots.Demand
 	// wake reconciles benchmarks the queue lets start.
@@ -450,65 +449,37 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 		return err
 	}
 	p.missing = nil
-	// Deciding and creating are one step, so that the ledger holds with several workers.
-	r.slotMu.Lock()
-	defer r.slotMu.Unlock()
-	grants, err := r.admitted(ctx, p, d)
+	// Decided under slotMu with every other benchmark, reserved in the ledger, created after.
+	starts, err := r.admitted(ctx, p, d, jobs)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, g := range grants {
-		i := p.index(g.Run)
-		run, st := &p.runs[i], &p.statuses[i]
-		job := jobs[g.Run]
-		if g.Node != run.Node || len(g.Avoid) > 0 {
-			// The free node the operator chose for an exclusive run, or the nodes a shared run avoids.
-			run.Picked = run.Node == "" && g.Node != ""
-			run.Node, run.Avoid, st.NodeName = g.Node, g.Avoid, g.Node
-			if job, err = render.Job(b, *run, r.Config.Render); err != nil {
-				p.fail(i, "InvalidOperatorConfig", err.Error())
-				continue
-			}
-		}
-		st.Reason, st.Message, st.WaitingSince = "", "", nil
+	for _, s := range starts {
+		run, st, job := p.runs[s.index], &p.statuses[s.index], s.job
 		if err := r.Create(ctx, job); err != nil {
 			switch {
 			case apierrors.IsAlreadyExists(err):
-				// The cache is behind; the next pass sees the Job.
+				// The cache is behind; the next pass sees the Job (the reservation stands for it).
 				p.want(time.Second)
+				continue
 			case createPermanent(err):
-				p.fail(i, kvv1.ReasonJobRejected, fmt.Sprintf("the API server refused Job %s: %s", job.Name, apiMessage(err)))
+				p.fail(s.index, kvv1.ReasonJobRejected, fmt.Sprintf("the API server refused Job %s: %s", job.Name, apiMessage(err)))
 			default:
-				p.waitBounded(i, kvv1.ReasonJobCreateRetrying, fmt.Sprintf("creating Job %s failed, retrying: %s", job.Name, apiMessage(err)), r.startFailureTimeout())
+				p.waitBounded(s.index, kvv1.ReasonJobCreateRetrying, fmt.Sprintf("creating Job %s failed, retrying: %s", job.Name, apiMessage(err)), r.startFailureTimeout())
 				errs = append(errs, fmt.Errorf("create Job %s: %w", job.Name, err))
 			}
+			r.unexpect(job)
 			continue
 		}
-		var mayLand []string
-		if run.Node == "" {
-			mayLand = slices.DeleteFunc(slices.Clone(wantOf(d, run.Name).Candidates), func(n string) bool { return slices.Contains(g.Avoid, n) })
-		}
-		r.expect(job, slots.Runner{Benchmark: p.key(), Run: run.Name, Exclusive: render.Exclusive(b)}, mayLand, p.now)
-		d.Wants = slices.DeleteFunc(d.Wants, func(w slots.Want) bool { return w.Run == run.Name })
 		r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
 		where := ""
-		if run.Node != "" {
-			where = " on node " + run.Node
+		if st.NodeName != "" {
+			where = " on node " + st.NodeName
 		}
 		p.event(corev1.EventTypeNormal, EventRunCreated, "Created Job %s for engine %s%s", job.Name, run.Name, where)
 	}
 	return errors.Join(errs...)
-}
-
-// wantOf is the want of the run named run in d.
-func wantOf(d *slots.Demand, run string) slots.Want {
-	for _, w := range d.Wants {
-		if w.Run == run {
-			return w
-		}
-	}
-	return slots.Want{}
 }
 
 // createPermanent: the API server will refuse the same Job again (invalid, or forbidden by an

@@ -120,6 +120,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 	complete := jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobSuccessCriteriaMet)
 	failed := jobCondition(job, batchv1.JobFailed) || jobCondition(job, batchv1.JobFailureTarget)
 	podFailed := pod != nil && pod.Status.Phase == corev1.PodFailed
+	podSucceeded := pod != nil && pod.Status.Phase == corev1.PodSucceeded
 	ended := podEnded(pod, now)
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
@@ -145,7 +146,10 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: podGoneGrace}
-	case complete:
+	case complete || (podSucceeded && !failed):
+		// The runner exited 0: with one completion and no retries the Job can only complete too,
+		// so the run is decided now, not when the Job controller gets to mark it (the next engine
+		// of a comparison starts at once).
 		if summary == nil {
 			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))
 		}

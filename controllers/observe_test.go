@@ -171,18 +171,25 @@ func TestObserveRun(t *testing.T) {
 				s.Phase, s.Reason, s.NodeName, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonContainerConfig, "n1", at(now)
 				s.Message = `CreateContainerConfigError: secret "x" not found`
 			})},
-		"the pod ended before its Job is marked Complete: still Running, never back to Pending": {
+		"the pod succeeded before its Job is marked Complete: decided from the pod, never back to Pending": {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
 			job:  mkJob().obj(),
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
 			want: with(func(s *kvv1.RunStatus) {
-				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
 			})},
-		"ended before the Job is marked, first seen that way: Running": {
+		"the runner exited but the pod's phase is not updated yet: Running, not Pending": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
 			job:  mkJob().obj(),
-			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			pods: mkPod("n1").phase(corev1.PodRunning).terminated(0, "Completed", okSummary, start, end).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+			})},
+		"the pod succeeded but the Job's deadline came first: the Job's verdict": {
+			job:  mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", "n1", at(start), at(end), result
 			})},
 		"a running run whose pod the cache lost while its Job is active stays Running": {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),

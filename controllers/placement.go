@@ -47,7 +47,9 @@ type refusal struct {
 	message string
 }
 
-// ledger is what holds slots and nodes now, from the cache plus the Jobs created but not cached yet.
+// ledger is what holds slots and nodes now, from the cache plus the Jobs created but not cached yet:
+// a runner Job holds a slot (and its node) until its pod has ended, which the Job controller may
+// mark on the Job much later on a busy control plane.
 func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slots.Ledger, error) {
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.MatchingFields{activeIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
@@ -60,10 +62,7 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 	l := slots.Ledger{Jobs: map[types.NamespacedName]bool{}, Nodes: map[string][]slots.Runner{}}
 	byUID := map[types.UID]*batchv1.Job{}
 	for i := range jobs.Items {
-		j := &jobs.Items[i]
-		byUID[j.UID] = j
-		l.Active++
-		l.Jobs[types.NamespacedName{Namespace: j.Namespace, Name: j.Name}] = true
+		byUID[jobs.Items[i].UID] = &jobs.Items[i]
 	}
 	bound := map[types.UID]bool{}
 	for i := range pods.Items {
@@ -84,8 +83,19 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 	}
 	var nodes *corev1.NodeList
 	for _, j := range byUID {
-		if bound[j.UID] || j.Status.Active == 0 && j.Status.Succeeded+j.Status.Failed > 0 {
-			continue // on its node already, or its pod has ended (the Job's verdict is on its way)
+		if !bound[j.UID] {
+			ended, err := r.podEnded(ctx, j)
+			if err != nil {
+				return slots.Ledger{}, err
+			}
+			if ended {
+				continue // its runner is done: the Job controller has not marked the Job yet
+			}
+		}
+		l.Active++
+		l.Jobs[types.NamespacedName{Namespace: j.Namespace, Name: j.Name}] = true
+		if bound[j.UID] {
+			continue // on its node already
 		}
 		ps := &j.Spec.Template.Spec
 		if n := render.PinnedNode(ps); n != "" {
@@ -117,6 +127,23 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		}
 	}
 	return l, nil
+}
+
+// podEnded: a pod of the Job has ended (succeeded or failed; a runner Job has one pod).
+func (r *KVBenchmarkReconciler) podEnded(ctx context.Context, j *batchv1.Job) (bool, error) {
+	if j.Status.Active == 0 && j.Status.Succeeded+j.Status.Failed > 0 {
+		return true, nil
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(j.Namespace), client.MatchingFields{ownerIndex: string(j.UID)}, client.UnsafeDisableDeepCopy); err != nil {
+		return false, err
+	}
+	for i := range pods.Items {
+		if ph := pods.Items[i].Status.Phase; ph == corev1.PodSucceeded || ph == corev1.PodFailed {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // cachedJob: the cache has the Job (it may have finished already).
@@ -273,6 +300,13 @@ func (r *KVBenchmarkReconciler) nodeUnavailable(ctx context.Context, name string
 	return "", nil
 }
 
+// unexpect drops the reservation of a Job that was not created.
+func (r *KVBenchmarkReconciler) unexpect(job *batchv1.Job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.created, types.NamespacedName{Namespace: job.Namespace, Name: job.Name})
+}
+
 // refusedNodes are the nodes the scheduler refused for a run the operator placed, within the
 // unschedulable timeout (after that a node may be tried again).
 func (r *KVBenchmarkReconciler) refusedNodes(run string, now time.Time) map[string]refusal {
@@ -388,9 +422,19 @@ func (r *KVBenchmarkReconciler) demand(ctx context.Context, p *pass) (*slots.Dem
 	return d, jobs, nil
 }
 
-// admitted decides under slotMu with every other waiting benchmark. It returns the grants of this
-// benchmark and sets the waits' reasons in p, and wakes the other benchmarks the decision lets start.
-func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.Demand) ([]slots.Grant, error) {
+// start is a run admitted to start now, with the Job to create.
+type start struct {
+	index int
+	job   *batchv1.Job
+}
+
+// admitted decides under slotMu with every other benchmark in the queue which of d's wants may
+// start, and reserves their slots and nodes in the ledger (expect) before it lets go of the lock,
+// so the Jobs are created without holding it. It sets the waits' reasons in p and wakes the other
+// benchmarks the decision lets start.
+func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.Demand, jobs map[string]*batchv1.Job) ([]start, error) {
+	r.slotMu.Lock()
+	defer r.slotMu.Unlock()
 	if err := r.seedQueue(ctx, p.now); err != nil {
 		return nil, err
 	}
@@ -411,7 +455,7 @@ func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.
 	if err != nil {
 		return nil, err
 	}
-	dec := slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued())
+	dec := slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued(), d.Benchmark)
 	for _, w := range dec.Waits[d.Benchmark] {
 		i := p.index(w.Run)
 		if prev := p.prev[w.Run]; w.Reason == kvv1.ReasonWaitingForSlot && prev != nil && prev.Reason == w.Reason {
@@ -420,12 +464,46 @@ func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.
 		p.waitBounded(i, w.Reason, w.Message, deadline(p.b))
 		p.want(r.slotRetry())
 	}
+	var starts []start
+	for _, g := range dec.Grants[d.Benchmark] {
+		i := p.index(g.Run)
+		run, st := &p.runs[i], &p.statuses[i]
+		job := jobs[g.Run]
+		want := wantOf(d, g.Run)
+		if g.Node != run.Node || len(g.Avoid) > 0 {
+			// The free node the operator chose for an exclusive run, or the nodes a shared run avoids.
+			run.Picked = run.Node == "" && g.Node != ""
+			run.Node, run.Avoid, st.NodeName = g.Node, g.Avoid, g.Node
+			if job, err = render.Job(p.b, *run, r.Config.Render); err != nil {
+				p.fail(i, "InvalidOperatorConfig", err.Error())
+				continue
+			}
+		}
+		st.Reason, st.Message, st.WaitingSince = "", "", nil
+		var mayLand []string
+		if run.Node == "" {
+			mayLand = slices.DeleteFunc(slices.Clone(want.Candidates), func(n string) bool { return slices.Contains(g.Avoid, n) })
+		}
+		r.expect(job, slots.Runner{Benchmark: d.Benchmark, Run: run.Name, Exclusive: want.Exclusive}, mayLand, p.now)
+		d.Wants = slices.DeleteFunc(d.Wants, func(w slots.Want) bool { return w.Run == g.Run })
+		starts = append(starts, start{index: i, job: job})
+	}
 	for k, gs := range dec.Grants {
 		if k != d.Benchmark && len(gs) > 0 {
 			r.wakeUp(k)
 		}
 	}
-	return dec.Grants[d.Benchmark], nil
+	return starts, nil
+}
+
+// wantOf is the want of the run named run in d.
+func wantOf(d *slots.Demand, run string) slots.Want {
+	for _, w := range d.Wants {
+		if w.Run == run {
+			return w
+		}
+	}
+	return slots.Want{}
 }
 
 func (r *KVBenchmarkReconciler) queued() []*slots.Demand {
@@ -542,7 +620,7 @@ func (r *KVBenchmarkReconciler) wakeGranted(ctx context.Context, now time.Time, 
 	if err != nil {
 		return err
 	}
-	for k, gs := range slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued()).Grants {
+	for k, gs := range slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued(), types.NamespacedName{}).Grants {
 		if len(gs) > 0 {
 			wake(k)
 		}

@@ -100,7 +100,7 @@ type Wait struct {
 	Ahead int
 }
 
-// Decision is Admit's answer for every demand.
+// Decision is Admit's answer: the grants of every demand, the waits of the one it explains.
 type Decision struct {
 	Grants map[types.NamespacedName][]Grant
 	Waits  map[types.NamespacedName][]Wait
@@ -130,27 +130,38 @@ func Order(ds []*Demand) []*Demand {
 	return out
 }
 
-// nodeState is who uses, or holds, one node.
+// nodeState is who uses, holds or may still get one node.
 type nodeState struct {
 	users     []Runner             // runners on or pinned to it, and runs granted it here
+	exclusive *Runner              // the first exclusive one of users
 	heldBy    types.NamespacedName // a Sequential group holds it between its engines
 	heldExcl  bool
-	mayLandOn []Runner // unplaced runners that do not avoid it
+	landing   *Runner // an unplaced runner that may be scheduled here, for messages
+	landingN  int     // unplaced runners that may be scheduled here
+	landingEx int     // of them exclusive
 }
 
-func (n *nodeState) exclusiveUser() (Runner, bool) {
-	for _, u := range n.users {
-		if u.Exclusive {
-			return u, true
-		}
+func (n *nodeState) use(r Runner) {
+	n.users = append(n.users, r)
+	if r.Exclusive && n.exclusive == nil {
+		n.exclusive = &r
 	}
-	return Runner{}, false
+}
+
+func (n *nodeState) mayGet(r Runner) {
+	if n.landing == nil {
+		n.landing = &r
+	}
+	n.landingN++
+	if r.Exclusive {
+		n.landingEx++
+	}
 }
 
 // Admit decides, in Order, which wanted runs may start: limit is the global concurrency limit
-// (0: none). A want that cannot start
-// gets a Wait saying what it waits for.
-func Admit(limit int, l Ledger, queue []*Demand) Decision {
+// (0: none). A want of explain (a benchmark, or none) that cannot start gets a Wait saying what it
+// waits for. It is linear in the demands plus, per run it lets start, the nodes it may go to.
+func Admit(limit int, l Ledger, queue []*Demand, explain types.NamespacedName) Decision {
 	dec := Decision{Grants: map[types.NamespacedName][]Grant{}, Waits: map[types.NamespacedName][]Wait{}}
 	nodes := map[string]*nodeState{}
 	node := func(name string) *nodeState {
@@ -162,7 +173,14 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 		return n
 	}
 	for name, rs := range l.Nodes {
-		node(name).users = append(node(name).users, rs...)
+		for _, r := range rs {
+			node(name).use(r)
+		}
+	}
+	for _, u := range l.Unplaced {
+		for _, name := range u.MayLand {
+			node(name).mayGet(u.Runner)
+		}
 	}
 	order := Order(queue)
 	// Holds first: whatever the order, a started comparison keeps its node and slot.
@@ -185,107 +203,111 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 			heldSlots[d.Benchmark][h.Node]++
 		}
 	}
-	// Unplaced runners may land on any node they do not avoid: an exclusive run must not go there.
-	unplaced := slices.Clone(l.Unplaced)
-	mayLand := func(name string) []Runner {
-		var out []Runner
-		for _, u := range unplaced {
-			if slices.Contains(u.MayLand, name) {
-				out = append(out, u.Runner)
-			}
-		}
-		return out
-	}
-	// exclusiveFree says whether an exclusive run of b may take the node, and else who is in the way.
-	exclusiveFree := func(b types.NamespacedName, name string) (bool, string) {
+	// exclusiveFree says whether an exclusive run of b may take the node; why says who is in the way.
+	exclusiveFree := func(b types.NamespacedName, name string, why bool) (bool, string) {
 		n := node(name)
-		if len(n.users) > 0 {
-			return false, "used by " + n.users[0].String()
-		}
-		if n.heldBy != (types.NamespacedName{}) && n.heldBy != b {
-			return false, fmt.Sprintf("held by %s between its engines (placement.engines Sequential)", n.heldBy)
-		}
-		if ml := mayLand(name); len(ml) > 0 {
-			return false, fmt.Sprintf("%s may still be scheduled there", ml[0])
+		switch {
+		case len(n.users) > 0:
+			return false, explained(why, func() string { return "used by " + n.users[0].String() })
+		case n.heldBy != (types.NamespacedName{}) && n.heldBy != b:
+			return false, explained(why, func() string {
+				return fmt.Sprintf("held by %s between its engines (placement.engines Sequential)", n.heldBy)
+			})
+		case n.landingN > 0:
+			return false, explained(why, func() string { return fmt.Sprintf("%s may still be scheduled there", n.landing) })
 		}
 		return true, ""
 	}
-	sharedFree := func(b types.NamespacedName, name string) (bool, string) {
+	// sharedFree says whether a non-exclusive run of b may go to the node.
+	sharedFree := func(b types.NamespacedName, name string, why bool) (bool, string) {
 		n := node(name)
-		if u, ok := n.exclusiveUser(); ok {
-			return false, "used by " + u.String() + ", which is exclusive"
-		}
-		if n.heldBy != (types.NamespacedName{}) && n.heldBy != b && n.heldExcl {
-			return false, fmt.Sprintf("held by %s between its engines (placement.engines Sequential, exclusive)", n.heldBy)
-		}
-		for _, u := range mayLand(name) {
-			if u.Exclusive {
-				return false, fmt.Sprintf("%s (exclusive) may still be scheduled there", u)
-			}
+		switch {
+		case n.exclusive != nil:
+			return false, explained(why, func() string { return "used by " + n.exclusive.String() + ", which is exclusive" })
+		case n.heldBy != (types.NamespacedName{}) && n.heldBy != b && n.heldExcl:
+			return false, explained(why, func() string {
+				return fmt.Sprintf("held by %s between its engines (placement.engines Sequential, exclusive)", n.heldBy)
+			})
+		case n.landingEx > 0:
+			return false, explained(why, func() string { return fmt.Sprintf("an exclusive run (%s) may still be scheduled there", n.landing) })
 		}
 		return true, ""
+	}
+	// busyList is the message of a run whose every candidate is busy.
+	busyList := func(what string, cands []string, busy []string) string {
+		if len(cands) == 0 {
+			return "no node fits it"
+		}
+		msg := fmt.Sprintf("every node it fits (%d) is %s: %s", len(cands), what, strings.Join(busy, "; "))
+		if len(cands) > len(busy) {
+			msg += fmt.Sprintf("; and %d more", len(cands)-len(busy))
+		}
+		return msg
 	}
 	slotWaiters := 0
 	for _, d := range order {
-		waitedSlot := false
+		waitedSlot, why := false, d.Benchmark == explain
 		for _, w := range d.Wants {
 			held := w.After && heldSlots[d.Benchmark][w.Node] > 0
 			if !held && limit > 0 && used >= limit {
 				waitedSlot = true
-				dec.Waits[d.Benchmark] = append(dec.Waits[d.Benchmark], Wait{Run: w.Run, Reason: kvv1.ReasonWaitingForSlot, Ahead: slotWaiters,
-					Message: fmt.Sprintf("all %d concurrency slots are in use (--max-concurrent-runs); %d benchmark(s) ahead in the queue", limit, slotWaiters)})
+				if why {
+					dec.Waits[d.Benchmark] = append(dec.Waits[d.Benchmark], Wait{Run: w.Run, Reason: kvv1.ReasonWaitingForSlot, Ahead: slotWaiters,
+						Message: fmt.Sprintf("all %d concurrency slots are in use (--max-concurrent-runs); %d benchmark(s) ahead in the queue", limit, slotWaiters)})
+				}
 				continue
 			}
 			me := Runner{Benchmark: d.Benchmark, Run: w.Run, Exclusive: w.Exclusive}
 			g := Grant{Run: w.Run, Node: w.Node}
 			var mayLand []string
 			var ok bool
-			var why string
+			var msg string
 			switch {
 			case w.Exclusive && w.Node != "":
-				ok, why = exclusiveFree(d.Benchmark, w.Node)
-				why = fmt.Sprintf("node %s is %s", w.Node, why)
+				if ok, msg = exclusiveFree(d.Benchmark, w.Node, why); msg != "" {
+					msg = fmt.Sprintf("node %s is %s", w.Node, msg)
+				}
+			case w.Node != "":
+				if ok, msg = sharedFree(d.Benchmark, w.Node, why); msg != "" {
+					msg = fmt.Sprintf("node %s is %s", w.Node, msg)
+				}
 			case w.Exclusive:
 				var busy []string
 				for _, c := range w.Candidates {
-					if free, who := exclusiveFree(d.Benchmark, c); free {
+					free, who := exclusiveFree(d.Benchmark, c, why && len(busy) < 3)
+					if free {
 						g.Node, ok = c, true
 						break
-					} else if len(busy) < 3 {
+					}
+					if who != "" {
 						busy = append(busy, c+" "+who)
 					}
 				}
-				why = fmt.Sprintf("every node it fits (%d) is busy: %s", len(w.Candidates), strings.Join(busy, "; "))
-				if len(w.Candidates) == 0 {
-					why = "no node fits it"
+				if !ok && why {
+					msg = busyList("busy", w.Candidates, busy)
 				}
-				if len(w.Candidates) > len(busy) {
-					why += fmt.Sprintf("; and %d more", len(w.Candidates)-len(busy))
-				}
-			case w.Node != "":
-				ok, why = sharedFree(d.Benchmark, w.Node)
-				why = fmt.Sprintf("node %s is %s", w.Node, why)
 			default:
 				// The scheduler chooses among the candidates no exclusive run uses or holds.
 				var busy []string
 				for _, c := range w.Candidates {
-					if free, who := sharedFree(d.Benchmark, c); free {
+					if free, who := sharedFree(d.Benchmark, c, why && len(busy) < 3); free {
 						mayLand = append(mayLand, c)
 					} else {
 						g.Avoid = append(g.Avoid, c)
-						if len(busy) < 3 {
+						if who != "" {
 							busy = append(busy, c+" "+who)
 						}
 					}
 				}
 				ok = len(mayLand) > 0
-				why = fmt.Sprintf("every node it fits (%d) is taken by exclusive runs: %s", len(w.Candidates), strings.Join(busy, "; "))
-				if len(w.Candidates) == 0 {
-					why = "no node fits it"
+				if !ok && why {
+					msg = busyList("taken by exclusive runs", w.Candidates, busy)
 				}
 			}
 			if !ok {
-				dec.Waits[d.Benchmark] = append(dec.Waits[d.Benchmark], Wait{Run: w.Run, Reason: kvv1.ReasonWaitingForNode, Message: why})
+				if why {
+					dec.Waits[d.Benchmark] = append(dec.Waits[d.Benchmark], Wait{Run: w.Run, Reason: kvv1.ReasonWaitingForNode, Message: msg})
+				}
 				continue
 			}
 			if held {
@@ -294,9 +316,10 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 				used++
 			}
 			if g.Node != "" {
-				node(g.Node).users = append(node(g.Node).users, me)
-			} else {
-				unplaced = append(unplaced, Unplaced{Runner: me, MayLand: mayLand})
+				node(g.Node).use(me)
+			}
+			for _, c := range mayLand {
+				node(c).mayGet(me)
 			}
 			dec.Grants[d.Benchmark] = append(dec.Grants[d.Benchmark], g)
 		}
@@ -305,4 +328,12 @@ func Admit(limit int, l Ledger, queue []*Demand) Decision {
 		}
 	}
 	return dec
+}
+
+// explained is msg() when why, else "".
+func explained(why bool, msg func() string) string {
+	if !why {
+		return ""
+	}
+	return msg()
 }

@@ -1,6 +1,7 @@
 package slots
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,21 @@ func TestOrderIsFIFOWithinANamespaceAndRoundRobinAcross(t *testing.T) {
 	}
 }
 
+// admit is Admit explaining every benchmark's waits (its grants do not depend on whom it explains).
+func admit(limit int, l Ledger, q []*Demand) Decision {
+	dec := Admit(limit, l, q, types.NamespacedName{})
+	for _, d := range q {
+		other := Admit(limit, l, q, d.Benchmark)
+		if !cmp.Equal(other.Grants, dec.Grants) {
+			panic("the grants depend on whom Admit explains")
+		}
+		if w := other.Waits[d.Benchmark]; w != nil {
+			dec.Waits[d.Benchmark] = w
+		}
+	}
+	return dec
+}
+
 func grantedRuns(d Decision, k types.NamespacedName) []string {
 	var out []string
 	for _, g := range d.Grants[k] {
@@ -56,7 +72,7 @@ func TestAdmitGivesSlotsInOrder(t *testing.T) {
 		demand("ns", "old", 10, shared("rocksdb"), shared("pebble")),
 		demand("ns", "middle", 20, shared("rocksdb")),
 	}
-	d := Admit(3, Ledger{Active: 1}, q)
+	d := admit(3, Ledger{Active: 1}, q)
 	if got := grantedRuns(d, key("ns", "old")); !cmp.Equal(got, []string{"rocksdb@", "pebble@"}) {
 		t.Fatalf("old got %v", got)
 	}
@@ -72,7 +88,7 @@ func TestAdmitGivesSlotsInOrder(t *testing.T) {
 	if !strings.Contains(yw[0].Message, "1 benchmark(s) ahead") {
 		t.Fatalf("message %q", yw[0].Message)
 	}
-	if Admit(0, Ledger{Active: 100}, q).Waits[key("ns", "young")] != nil {
+	if admit(0, Ledger{Active: 100}, q).Waits[key("ns", "young")] != nil {
 		t.Fatal("limit 0 is no limit")
 	}
 }
@@ -87,7 +103,7 @@ func TestAdmitPicksAFreeNodeForExclusiveRuns(t *testing.T) {
 		demand("ns", "b", 2, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n1", "n2", "n3"}}),
 		demand("ns", "c", 3, Want{Run: "rocksdb", Exclusive: true, Node: "n1"}),
 	}
-	d := Admit(0, l, q)
+	d := admit(0, l, q)
 	if got := grantedRuns(d, key("ns", "a")); !cmp.Equal(got, []string{"rocksdb@n3", "pebble@n4"}) {
 		t.Fatalf("a got %v (a node with any runner is not free for an exclusive run)", got)
 	}
@@ -109,7 +125,7 @@ func TestAdmitKeepsASequentialComparisonTogether(t *testing.T) {
 		Wants: []Want{{Run: "pebble", Exclusive: true, Node: "n1", After: true}},
 		Holds: []Hold{{Node: "n1", Exclusive: true, Job: key("ns", "seq-pebble")}}}
 	older := demand("ns", "older", 0, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n1"}})
-	d := Admit(1, Ledger{}, []*Demand{older, seq})
+	d := admit(1, Ledger{}, []*Demand{older, seq})
 	if got := grantedRuns(d, key("ns", "seq")); !cmp.Equal(got, []string{"pebble@n1"}) {
 		t.Fatalf("seq got %v, waits %+v", got, d.Waits[key("ns", "seq")])
 	}
@@ -118,7 +134,7 @@ func TestAdmitKeepsASequentialComparisonTogether(t *testing.T) {
 		t.Fatalf("older waits %+v: the held slot is not free", ow)
 	}
 	// Without a slot limit, older waits for the node and is told who holds it.
-	d = Admit(0, Ledger{}, []*Demand{older, seq})
+	d = admit(0, Ledger{}, []*Demand{older, seq})
 	if ow := d.Waits[key("ns", "older")]; len(ow) != 1 || !strings.Contains(ow[0].Message, "held by ns/seq between its engines") {
 		t.Fatalf("older waits %+v", ow)
 	}
@@ -127,12 +143,12 @@ func TestAdmitKeepsASequentialComparisonTogether(t *testing.T) {
 	seq.Wants = nil
 	seq.Holds[0].Job = key("ns", "seq-rocksdb")
 	l := Ledger{Active: 1, Jobs: map[types.NamespacedName]bool{key("ns", "seq-rocksdb"): true}}
-	d = Admit(2, l, []*Demand{older, seq})
+	d = admit(2, l, []*Demand{older, seq})
 	if ow := d.Waits[key("ns", "older")]; len(ow) != 1 || ow[0].Reason != kvv1.ReasonWaitingForNode || !strings.Contains(ow[0].Message, "held by ns/seq") {
 		t.Fatalf("older waits %+v", ow)
 	}
 	other := demand("ns", "other", 5, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n2"}})
-	if got := grantedRuns(Admit(2, l, []*Demand{older, seq, other}), key("ns", "other")); !cmp.Equal(got, []string{"rocksdb@n2"}) {
+	if got := grantedRuns(admit(2, l, []*Demand{older, seq, other}), key("ns", "other")); !cmp.Equal(got, []string{"rocksdb@n2"}) {
 		t.Fatalf("other got %v: one slot of two is in use", got)
 	}
 }
@@ -143,7 +159,7 @@ func TestAdmitKeepsExclusiveRunsAwayFromUnplacedRunners(t *testing.T) {
 		demand("ns", "excl", 1, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n1", "n2"}}),
 		demand("ns", "excl2", 2, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n2", "n3"}}),
 	}
-	d := Admit(0, l, q)
+	d := admit(0, l, q)
 	if got := grantedRuns(d, key("ns", "excl")); !cmp.Equal(got, []string{"rocksdb@n1"}) {
 		t.Fatalf("excl got %v", got)
 	}
@@ -163,7 +179,7 @@ func TestAdmitSendsSharedRunsAroundExclusiveOnes(t *testing.T) {
 		demand("ns", "excl", 2, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n3"}}),
 		demand("ns", "excl2", 3, Want{Run: "rocksdb", Exclusive: true, Candidates: []string{"n4"}}),
 	}
-	d := Admit(0, l, q)
+	d := admit(0, l, q)
 	want := []Grant{{Run: "rocksdb", Avoid: []string{"n2"}}, {Run: "leveldb", Node: "n1"}}
 	if diff := cmp.Diff(want, d.Grants[key("ns", "shared")]); diff != "" {
 		t.Fatalf("shared grants (-want +got):\n%s", diff)
@@ -179,4 +195,35 @@ func TestAdmitSendsSharedRunsAroundExclusiveOnes(t *testing.T) {
 	if got := grantedRuns(d, key("ns", "excl2")); !cmp.Equal(got, []string{"rocksdb@n4"}) {
 		t.Fatalf("excl2 got %v: the shared run cannot land on n4, which it does not fit", got)
 	}
+}
+
+// BenchmarkAdmit is one decision at the scale of `make test-scale`: 1,000 benchmarks in the queue,
+// 100 nodes, 100 slots of which 50 are free, 50 unplaced runners. "order" is the reference: the
+// sort of the queue alone, which every decision needs.
+func BenchmarkAdmit(b *testing.B) {
+	var nodes []string
+	for i := range 100 {
+		nodes = append(nodes, fmt.Sprintf("n%03d", i))
+	}
+	l := Ledger{Active: 50, Nodes: map[string][]Runner{}}
+	for i := range 50 {
+		r := Runner{Benchmark: key("ns", fmt.Sprintf("run%d", i)), Run: "rocksdb", Exclusive: i%10 == 0}
+		l.Nodes[nodes[i]] = []Runner{r}
+		l.Unplaced = append(l.Unplaced, Unplaced{Runner: Runner{Benchmark: key("ns", fmt.Sprintf("new%d", i)), Run: "rocksdb"}, MayLand: nodes})
+	}
+	var q []*Demand
+	for i := range 1000 {
+		w := Want{Run: "rocksdb", Candidates: nodes, Exclusive: i%10 == 0}
+		q = append(q, demand(fmt.Sprintf("ns%d", i%7), fmt.Sprintf("b%04d", i), i, w, Want{Run: "pebble", Candidates: nodes}))
+	}
+	b.Run("order", func(b *testing.B) {
+		for b.Loop() {
+			Order(q)
+		}
+	})
+	b.Run("admit", func(b *testing.B) {
+		for b.Loop() {
+			Admit(100, l, q, key("ns3", "b0500"))
+		}
+	})
 }
