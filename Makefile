@@ -108,16 +108,20 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 8s each, about 40s in all o
 # figure leaves its range (test/scale/ranges-*.yaml). No cluster is touched; all on 127.0.0.1.
 SCALE_K8S = WHAT="kube-apiserver etcd kube-scheduler kube-controller-manager" hack/k8s-binaries.sh
 SCALE_ARGS ?=
+# What every simulated runner prints: a real runner's log (phase lines and result line) of a saved result.
+SCALE_RESULT ?= docs/reproductions/seed-000-evidence/seed-000-prefix-rocksdb.result.json
 
 .PHONY: test-scale
-test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane; checks test/scale/ranges-full.yaml.
+test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane, 100 slots; checks test/scale/ranges-full.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --run-for 30s --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
+		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --exclusive 100 --slots 100 --run-for 10s \
+		--result $(SCALE_RESULT) --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
 
 .PHONY: test-scale-small
-test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes (about 2 minutes); checks test/scale/ranges-small.yaml.
+test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes, 40 slots (about 2 minutes); checks test/scale/ranges-small.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --run-for 10s --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
+		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --exclusive 10 --slots 40 --run-for 10s \
+		--result $(SCALE_RESULT) --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
 
 .PHONY: cluster-up
 cluster-up: ## Start the local single-node cluster (root; builds and caches Kubernetes binaries once).

@@ -74,8 +74,8 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 		return nil
 	})
 	fs.StringVar(&o.config.Render.RunnerServiceAccount, "runner-service-account", "", "ServiceAccount of runner pods, in every benchmark namespace (default: the namespace's default; its token is not mounted).")
-	fs.IntVar(&o.config.MaxConcurrentRuns, "max-concurrent-runs", 4, "Most runner Jobs active at once across all benchmarks (0: no limit).")
-	fs.DurationVar(&o.config.UnschedulableTimeout, "unschedulable-timeout", 10*time.Minute, "How long a runner pod may stay unschedulable (other than waiting for an exclusive node) before its run fails.")
+	fs.IntVar(&o.config.MaxConcurrentRuns, "max-concurrent-runs", 100, "Most runner Jobs active at once across all benchmarks, granted first come first served (0: no limit). Exclusive runs are also limited to one per node.")
+	fs.DurationVar(&o.config.UnschedulableTimeout, "unschedulable-timeout", 10*time.Minute, "How long a runner pod may stay unschedulable, or an exclusive run find no node it fits, before its run fails.")
 	fs.DurationVar(&o.config.StartFailureTimeout, "start-failure-timeout", 2*time.Minute, "How long a runner container may fail to start (image pull errors, CreateContainerConfigError) before its run fails with the kubelet's message.")
 	fs.IntVar(&o.config.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Benchmarks reconciled at once (runner log reads never run in these workers).")
 	zapOpts := &zap.Options{}

@@ -19,6 +19,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,6 +83,14 @@ func TestManager(t *testing.T) {
 	g.Expect(kvv1.AddToScheme(scheme)).To(Succeed())
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
+	// A Ready node: the operator places the (exclusive) run on a free one.
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "main-node"}}
+	g.Expect(k8s.Create(ctx, node)).To(Succeed())
+	node.Spec.Taints = nil // admission's not-ready taint, which the node lifecycle controller (absent) lifts
+	g.Expect(k8s.Update(ctx, node)).To(Succeed())
+	node.Status = corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")},
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}
+	g.Expect(k8s.Status().Update(ctx, node)).To(Succeed())
 	g.Expect(k8s.Create(ctx, w.MakeKVBenchmark("main-smoke", "default").Obj())).To(Succeed())
 	t.Run("config manifests are accepted by the API server", func(t *testing.T) { checkConfigManifests(t, k8s) })
 

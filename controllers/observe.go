@@ -55,6 +55,15 @@ const podGoneGrace = 2 * time.Minute
 // gone: the Job's FailureTarget (deadline) and SuccessCriteriaMet come while the runner may still
 // be writing its summary.
 func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
+	st, obs := observeRunPhase(run, prev, job, pods, logged, now, lim)
+	if st.Phase == kvv1.RunPending && prev != nil && prev.Phase == kvv1.RunRunning {
+		// A run never goes back to Pending: whatever its pod does now, it has started.
+		st.Phase, st.Reason, st.Message = kvv1.RunRunning, "", ""
+	}
+	return st, obs
+}
+
+func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
 	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
 	if prev != nil {
 		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
@@ -114,6 +123,7 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	complete := jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobSuccessCriteriaMet)
 	failed := jobCondition(job, batchv1.JobFailed) || jobCondition(job, batchv1.JobFailureTarget)
 	podFailed := pod != nil && pod.Status.Phase == corev1.PodFailed
+	podSucceeded := pod != nil && pod.Status.Phase == corev1.PodSucceeded
 	ended := podEnded(pod, now)
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
@@ -124,6 +134,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 			st.CompletionTime = job.Status.CompletionTime.DeepCopy()
 		default:
 			st.CompletionTime = &metav1.Time{Time: now}
+		}
+		if st.StartTime == nil && (prev == nil || prev.Phase == kvv1.RunPending) && (pod == nil || pod.Spec.NodeName == "") {
+			st.NodeName = run.Node // it never got a node: the pin was a plan, not where it ran
 		}
 		return st, observation{}
 	}
@@ -136,14 +149,17 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: podGoneGrace}
-	case lim.finalLogPending && (complete || failed || podFailed):
+	case lim.finalLogPending && (complete || podSucceeded || failed || podFailed):
 		if running != nil || term != nil || prev != nil && prev.Phase == kvv1.RunRunning {
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: time.Second} // the read's end reconciles at once; this is the safety net
-	case complete && logged != nil && logged.Over != nil:
+	case (complete || podSucceeded && !failed) && logged != nil && logged.Over != nil:
 		return finish(kvv1.RunFailed, kvv1.ReasonResultOverLimits, logged.Over.Error())
-	case complete:
+	case complete || (podSucceeded && !failed):
+		// The runner exited 0: with one completion and no retries the Job can only complete too,
+		// so the run is decided now, not when the Job controller gets to mark it (the next engine
+		// of a comparison starts at once).
 		if summary == nil {
 			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))
 		}
@@ -172,11 +188,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		return finish(kvv1.RunFailed, reason, msg)
 	}
 	if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+		// Bounded whatever the scheduler says: the operator keeps exclusive runs apart itself, so a
+		// pod anti-affinity here is the user's (or a pod's that forged a runner label).
 		st.Reason, st.Message = kvv1.ReasonUnschedulable, truncate(c.Message)
-		if strings.Contains(c.Message, "anti-affinity") {
-			// Waiting for an exclusive node to free up; the Job's deadline still bounds the wait.
-			return st, observation{}
-		}
 		since := c.LastTransitionTime.Time
 		if since.IsZero() {
 			since = job.CreationTimestamp.Time
@@ -186,7 +200,8 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		}
 		return finish(kvv1.RunFailed, kvv1.ReasonUnschedulable, c.Message)
 	}
-	if running != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
+	if running != nil || term != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
+		// Running, or ended before the Job controller marked the Job (its verdict is on its way).
 		st.Phase = kvv1.RunRunning
 	}
 	return st, observation{}

@@ -189,6 +189,46 @@ func TestObserveRun(t *testing.T) {
 				s.Phase, s.Reason, s.NodeName, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonContainerConfig, "n1", at(now)
 				s.Message = `CreateContainerConfigError: secret "x" not found`
 			})},
+		"the pod succeeded before its Job is marked Complete: decided from the pod, never back to Pending": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
+			job:  mkJob().obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
+			})},
+		"the runner exited but the pod's phase is not updated yet: Running, not Pending": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
+			job:  mkJob().obj(),
+			pods: mkPod("n1").phase(corev1.PodRunning).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+			})},
+		"the pod succeeded but the Job's deadline came first: the Job's verdict": {
+			job:  mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", "n1", at(start), at(end), result
+			})},
+		"a running run whose pod the cache lost while its Job is active stays Running": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
+			job:  mkJob().obj(),
+			want: with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })},
+		"pod anti-affinity is bounded like any unschedulable reason": {job: mkJob().obj(),
+			pods: mkPod("").unschedulable("0/10 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 9 Insufficient memory.", now.Add(-11*time.Minute)).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonUnschedulable, at(now)
+				s.Message = "0/10 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 9 Insufficient memory."
+			})},
+		"a run that failed before it got a node does not claim its pin as its node": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunPending, "n2" })),
+			job: func() *batchv1.Job {
+				j := mkJob().cond(batchv1.JobFailed, "DeadlineExceeded", "too long").obj()
+				j.Spec.Template.Spec.Affinity = pinnedAffinity("n2")
+				return j
+			}(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", at(now)
+			})},
 		"a running run whose Job vanished fails": {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" })),
 			want: with(func(s *kvv1.RunStatus) {
@@ -378,4 +418,11 @@ func TestAggregateOfExtremeValuesMarshals(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pinnedAffinity is the node affinity render gives a run pinned to node.
+func pinnedAffinity(node string) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 }

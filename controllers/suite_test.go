@@ -13,7 +13,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -59,7 +61,43 @@ var _ = BeforeSuite(func() {
 	Expect(kvv1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	// The cluster's nodes: the operator places exclusive runs on a free one itself.
+	for _, n := range suiteNodes {
+		readyNode(n, nil)
+	}
 })
+
+// Every spec starts from a clean slate: envtest has no garbage collector, and a benchmark or
+// runner Job left behind would take a later spec's slot or node.
+var _ = AfterEach(func() {
+	var bs kvv1.KVBenchmarkList
+	Expect(k8s.List(context.Background(), &bs)).To(Succeed())
+	for i := range bs.Items {
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), &bs.Items[i]))).To(Succeed())
+	}
+	var jobs batchv1.JobList
+	Expect(k8s.List(context.Background(), &jobs)).To(Succeed())
+	for i := range jobs.Items {
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), &jobs.Items[i]))).To(Succeed())
+	}
+})
+
+// suiteNodes are the Ready nodes every test sees (tests bind pods to them, as the scheduler would).
+var suiteNodes = []string{"node-a", "node-b", "node-c", "node-d", "node-e", "node-f"}
+
+// readyNode creates a Ready node with room for any test's runner, as a kubelet would report it.
+func readyNode(name string, labels map[string]string) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	Expect(k8s.Create(context.Background(), n)).To(Succeed())
+	// Admission taints a new node not-ready; the node lifecycle controller (absent here) lifts it.
+	n.Spec.Taints = nil
+	Expect(k8s.Update(context.Background(), n)).To(Succeed())
+	room := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourceCPU: resource.MustParse("32")}
+	n.Status = corev1.NodeStatus{Allocatable: room, Capacity: room,
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}}
+	Expect(k8s.Status().Update(context.Background(), n)).To(Succeed())
+	return n
+}
 
 var _ = AfterSuite(func() {
 	if testEnv != nil {

@@ -72,6 +72,15 @@ const (
 	ReasonJobFailed        = "JobFailed"
 	// ReasonWaitingForSlot: the operator's global concurrency limit holds the run back.
 	ReasonWaitingForSlot = "WaitingForSlot"
+	// ReasonWaitingForNode: every node the run fits is used by another runner (exclusive runs),
+	// or its pinned node is; the message names the run or benchmark in the way.
+	ReasonWaitingForNode = "WaitingForNode"
+	// ReasonNodeUnavailable: the node the run is pinned to (EachNode, or the node the earlier
+	// engines of a Sequential benchmark ran on) was deleted or cordoned.
+	ReasonNodeUnavailable = "NodeUnavailable"
+	// ReasonPodRejected: the Job exists but the API server refuses its pod (a ResourceQuota, an
+	// admission policy): retried for a short window, then failed with the refusal's message.
+	ReasonPodRejected = "PodRejected"
 	// ReasonContainerConfig: the kubelet cannot create the runner container (a missing Secret or
 	// ConfigMap, ...): retried for a short window, then failed with the kubelet's message.
 	ReasonContainerConfig = "CreateContainerConfigError"
@@ -355,9 +364,13 @@ type RunStatus struct {
 	Phase   RunPhase `json:"phase"`
 	// Reason is a CamelCase reason for a failed or waiting run (OOMKilled, Evicted, DeadlineExceeded,
 	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot,
-	// WaitingForRun).
+	// WaitingForNode, WaitingForRun, NodeUnavailable, PodRejected, ...).
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// WaitingSince is when a Pending run began waiting for its current reason; the bound of that
+	// wait counts from it.
+	// +optional
+	WaitingSince *metav1.Time `json:"waitingSince,omitempty"`
 	// Message is human readable detail: the runner's error text or the scheduler's message.
 	// +optional
 	Message string `json:"message,omitempty"`

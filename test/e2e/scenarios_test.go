@@ -373,6 +373,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		fairComparisons(ns)
 	})
 
+	It("hands a node from one exclusive run to the next within seconds, and keeps it for a comparison's second engine", func() {
+		nodeHandover(ns)
+	})
+
 	It("gives the operator's service account no Leases outside its namespace and nothing it does not use (kubectl auth can-i)", func() {
 		expectLeastPrivilege()
 	})
