@@ -226,7 +226,8 @@ type MeasurementProtocol struct {
 	// +optional
 	SettleTimedOut bool `json:"settleTimedOut,omitempty"`
 	// Reset says the database was restored from the post-load checkpoint before this phase
-	// (reset: perPoint), and how long that took.
+	// (reset: perPoint; with perIteration, on the first phase of each iteration after the first),
+	// and how long that took.
 	// +optional
 	ResetSeconds *float64 `json:"resetSeconds,omitempty"`
 	// CacheResidentFraction is the share of the database files' pages resident in the page cache

@@ -217,15 +217,20 @@ type SettleSpec struct {
 	Timeout metav1.Duration `json:"timeout"`
 }
 
-// ResetMode says whether sweep points share the database or each starts from the loaded one.
-// +kubebuilder:validation:Enum=none;perPoint
+// ResetMode says whether sweep points share the database or start from the loaded one.
+// +kubebuilder:validation:Enum=none;perPoint;perIteration
 type ResetMode string
 
 const (
-	// ResetNone: each point runs on the database the previous points left (the default).
+	// ResetNone: each point runs on the database the previous points left, also across
+	// iterations of the repeat loop.
 	ResetNone ResetMode = "none"
 	// ResetPerPoint: a checkpoint is taken after the load and restored before every sweep point.
 	ResetPerPoint ResetMode = "perPoint"
+	// ResetPerIteration: a checkpoint is taken after the load and restored before every iteration
+	// of the repeat loop after the first, so each iteration runs the sweep in order on the database
+	// the load left (the default when the sweep repeats and writes, see EffectiveReset).
+	ResetPerIteration ResetMode = "perIteration"
 )
 
 // PulseSpec is seed 002's pulse workload: every interval, read Reads random existing keys (sorted
@@ -305,7 +310,9 @@ type RunnerConfig struct {
 	// Settle waits for idle flushes and compactions before each measured phase.
 	// +optional
 	Settle *SettleSpec `json:"settle,omitempty"`
-	// Reset perPoint restores the post-load checkpoint before each sweep point.
+	// Reset perPoint restores the post-load checkpoint before each sweep point, perIteration
+	// before each iteration after the first; the operator resolves the spec's default
+	// (EffectiveReset), so empty means none here.
 	// +optional
 	Reset ResetMode `json:"reset,omitempty"`
 	// StatsInterval prints db_bench's interval lines during each phase (kvbench-runner bench

@@ -87,7 +87,7 @@ func engineRuns(b *kvv1.KVBenchmark, node string) []Run {
 			cfg.ReportInterval = &metav1.Duration{Duration: b.Spec.ReportInterval.Duration}
 		}
 		cfg.Settle = b.Spec.Settle.DeepCopy()
-		cfg.Reset = b.Spec.Reset
+		cfg.Reset = kvv1.EffectiveReset(&b.Spec)
 		name, job := string(e.Name), JobName(b.Name, string(e.Name))
 		if node != "" {
 			// Node names are DNS subdomains; dots become dashes so the Job name stays a DNS label.
