@@ -446,6 +446,7 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	b := p.b
 	newStatus := aggregate(b, p.statuses, p.now)
 	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
+	newStatus.Verdict = verdictColumn(newStatus.Conditions) // with the Regressed condition just set
 	changed := !apiequality.Semantic.DeepEqual(b.Status, newStatus)
 	if changed {
 		old := b.DeepCopy()

@@ -50,7 +50,8 @@ func restrictedNamespace(name string) string {
 }
 
 // tmpfsBench is a small valid benchmark: one engine, a 16Mi dataset on tmpfs, readrandom for 2s at 1 and 2
-// threads, 512Mi, not exclusive (the suite runs several at once on one node).
+// threads, 768Mi (RocksDB's model with a sweep that writes: 392Mi of engine, overhead and buffers, 343Mi
+// of tmpfs for tables and preallocated WALs), not exclusive (the suite runs several at once on one node).
 func tmpfsBench(ns, name string, engine kvv1.EngineName) *kvv1.KVBenchmark {
 	return &kvv1.KVBenchmark{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -59,7 +60,7 @@ func tmpfsBench(ns, name string, engine kvv1.EngineName) *kvv1.KVBenchmark {
 			Dataset:   kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("16Mi")), KeySize: 16, ValueSize: 100},
 			Workloads: []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom, Duration: &metav1.Duration{Duration: 2 * time.Second}}},
 			Threads:   []int32{1, 2},
-			Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("512Mi")},
+			Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("768Mi")},
 			Storage:   kvv1.StorageSpec{Medium: kvv1.MediumTmpfs},
 			Placement: kvv1.PlacementSpec{Exclusive: ptr.To(false)},
 			Deadline:  &metav1.Duration{Duration: 5 * time.Minute},

@@ -128,10 +128,14 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("ends Failed with OOMKilled when db_bench's own memtable outgrows the memory limit", func() {
 		// Accepted by the CRD's memory rule, which counts what the runner's engine and buffers take (8Mi cache +
-		// 2 x 64Mi memtables + 256Mi overhead + 2Mi buffers <= 512Mi); dbBenchArgs are db_bench's own and not in
-		// the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
+		// 2 x 4Mi memtables + 256Mi overhead + 2Mi buffers + the tmpfs's WALs and metadata <= 512Mi); dbBenchArgs
+		// are db_bench's own and not in the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
 		// overhead (~30 bytes) exceeds these 20-byte keys+values, so 13M entries pass 512Mi in seconds.
 		b := tmpfsBench(ns, "oom", kvv1.EngineRocksDB)
+		// The runner's own engine (it only opens the empty database) gets 4Mi memtables, so that 512Mi
+		// holds its model, WALs on tmpfs included.
+		b.Spec.Engines[0].Options.WriteBufferSize = ptr.To(resource.MustParse("4Mi"))
+		b.Spec.Resources.Memory = resource.MustParse("512Mi")
 		b.Spec.Dataset = kvv1.DatasetSpec{Num: ptr.To[int64](1), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadNone}
 		b.Spec.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq",
 			"--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}}}
