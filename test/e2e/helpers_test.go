@@ -130,6 +130,7 @@ func waitFinished(ns, name string, timeout time.Duration) *kvv1.KVBenchmark {
 func expectCompleteResults(b *kvv1.KVBenchmark) {
 	GinkgoHelper()
 	Expect(b.Status.Runs).To(HaveLen(len(b.Spec.Engines)), "runs of %s", b.Name)
+	total := 0
 	for _, r := range b.Status.Runs {
 		Expect(r.Phase).To(Equal(kvv1.RunSucceeded), "run %s of a Succeeded benchmark", r.Name)
 		want := 0
@@ -145,6 +146,7 @@ func expectCompleteResults(b *kvv1.KVBenchmark) {
 		}
 		want *= int(max(b.Spec.Repeat, 1))
 		Expect(r.Results).To(HaveLen(want), "results of run %s (Succeeded)", r.Name)
+		total += want
 		for _, p := range r.Results {
 			Expect(p.OpsPerSec).To(BeNumerically(">", 0), "ops/s of %s %s/%d", r.Name, p.Workload, p.Threads)
 			Expect(p.Ops).To(BeNumerically(">", 0))
@@ -158,6 +160,7 @@ func expectCompleteResults(b *kvv1.KVBenchmark) {
 	Expect(b.Status.Headline).NotTo(BeNil())
 	Expect(b.Status.Headline.OpsPerSec).To(BeNumerically(">", 0))
 	Expect(b.Status.Progress).To(Equal(fmt.Sprintf("%d/%d", len(b.Spec.Engines), len(b.Spec.Engines))))
+	Expect(b.Status.PhaseProgress).To(Equal(fmt.Sprintf("%d/%d", total, total)), "the Progress column of %s", b.Name)
 }
 
 func runsSummary(b *kvv1.KVBenchmark) string {

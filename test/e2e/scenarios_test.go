@@ -67,6 +67,11 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		out := run(kubectl, "get", "kvb", "-n", ns, "-o", "wide")
 		GinkgoWriter.Println(out)
 		AddReportEntry("kubectl get kvb -o wide", out)
+		// The default columns explain: progress in phases, the labelled headline.
+		out = run(kubectl, "get", "kvb", "rocksdb-tmpfs", "-n", ns)
+		Expect(out).To(MatchRegexp(`(?m)^NAME +ENGINES +DATASET +MEDIUM +PHASE +PROGRESS +REASON +VERDICT +RESULT +AGE$`))
+		Expect(out).To(MatchRegexp(`(?m)^rocksdb-tmpfs +rocksdb +16Mi +tmpfs +Succeeded +2/2 +rocksdb readrandom threads=2: [0-9]+ ops/s +`))
+		AddReportEntry("kubectl get kvb", out)
 	})
 
 	It("admits runner pods in a namespace enforcing Pod Security restricted", func() {
@@ -341,6 +346,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("records the measurement protocol (warm-up, settle, reset perPoint, cold-cache residency) in every phase", func() {
 		expectMeasurementProtocol(ns)
+	})
+
+	It("repeats a sweep that writes on the database the load left: readrandom + fillrandom x3 varies like readrandom alone", func() {
+		expectRepeatsMeasureTheSameDatabase(ns)
 	})
 
 	It("marks a rate-limited writer's missed target in status and in kubectl kvbench report, with its service time", func() {
