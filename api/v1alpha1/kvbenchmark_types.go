@@ -206,10 +206,12 @@ type KVBenchmarkSpec struct {
 
 	// Reset perPoint takes a checkpoint after the load and restores it before every sweep point
 	// (workload x thread count x repeat), so a point does not inherit the earlier points' writes
-	// and compactions. RocksDB and Pebble checkpoints hard-link the table files; LevelDB's are made
-	// with the database closed. The checkpoint lives on the volume and keeps every table a point
-	// replaces, so storage (storage.size, or on tmpfs the memory limit) must hold the dataset twice.
-	// Default none.
+	// and compactions; perIteration restores it before every iteration of the repeat loop after the
+	// first, so each iteration runs the sweep in order on the loaded database; none shares one
+	// database throughout. RocksDB and Pebble checkpoints hard-link the table files; LevelDB's are
+	// made with the database closed. The checkpoint lives on the volume and keeps every table a point
+	// replaces, so the volume model counts the dataset once more. Unset: perIteration when repeat > 1
+	// and a workload writes (EffectiveReset), else none.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self in ['none', 'perPoint', 'perIteration']",messageExpression="'reset \"' + self + '\" is not supported: use none, perPoint or perIteration'"
 	Reset ResetMode `json:"reset,omitempty"`

@@ -89,28 +89,28 @@ const (
 // (TableOverhead each): the data itself; once more for the post-load checkpoint of reset perPoint
 // or perIteration (its hard-linked tables keep every table a point's writes and compactions
 // replace); and twice more when the sweep or the load writes, for the new versions of the keys
-// beside the old ones until compaction drops them and compaction's output beside its inputs
-// (fillrandom and overwrite of 32 MiB of incompressible data took up to 2.9 times the dataset in
-// tables, of 128 MiB 3.4 times on RocksDB, of 512 MiB 1.9 times on Pebble: the small LSMs of
-// small datasets rewrite all of it at once).
+// beside the old ones until compaction drops them and compaction's output beside its inputs.
+// Fillrandom and overwrite of 32 MiB of incompressible data took up to 2.9 times the dataset in
+// tables, of 512 MiB 1.9 times on Pebble (the small LSMs of small datasets rewrite all of it at
+// once); RocksDB's 3.4 times at 128 MiB includes its flushed 64 MiB memtables, which LogBytes counts.
 func DataFactor(s *KVBenchmarkSpec) float64 {
-	c := 1.0
-	if EffectiveReset(s) != ResetNone {
-		c++
-	}
-	if VolumeWrites(s) {
-		c += 2
-	}
-	return TableOverhead * c
+	return TableOverhead * dataCopies(s, VolumeWrites(s))
 }
 
 // floorFactor is DataFactor without the writes' copies: what any storage.size must hold.
 func floorFactor(s *KVBenchmarkSpec) float64 {
+	return TableOverhead * dataCopies(s, false)
+}
+
+func dataCopies(s *KVBenchmarkSpec, writes bool) float64 {
 	c := 1.0
 	if EffectiveReset(s) != ResetNone {
 		c++
 	}
-	return TableOverhead * c
+	if writes {
+		c += 2
+	}
+	return c
 }
 
 // VolumeWrites reports whether anything writes to the volume after the dataset is in place the
