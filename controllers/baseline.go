@@ -43,6 +43,10 @@ const (
 	ReasonBenchmarkFailed     = "BenchmarkFailed"
 )
 
+// ReasonStateDrift is the Noisy reason when the repeats shared one database that the sweep's
+// writes changed (reset none), so their variation is not noise alone.
+const ReasonStateDrift = "StateDrift"
+
 // BaselineConfigMapKey is the key of a saved benchmark (`kubectl kvbench save`'s NAME.yaml) in a
 // baseline ConfigMap.
 const BaselineConfigMapKey = "benchmark.yaml"
@@ -277,7 +281,7 @@ func setCondition(st *kvv1.KVBenchmarkStatus, generation int64, now time.Time, t
 
 // noisyCondition is the Noisy condition for benchmarks with repeats: True names the points whose
 // ops/s vary more than 5% (CoV) over their repeats. Nil without repeats.
-func noisyCondition(runs []kvv1.RunStatus) *metav1.Condition {
+func noisyCondition(spec *kvv1.KVBenchmarkSpec, runs []kvv1.RunStatus) *metav1.Condition {
 	repeated := false
 	for _, r := range runs {
 		repeated = repeated || len(r.Points) > 0
@@ -290,8 +294,13 @@ func noisyCondition(runs []kvv1.RunStatus) *metav1.Condition {
 		return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionFalse, Reason: "Steady",
 			Message: fmt.Sprintf("every repeated point's ops/s vary by at most %g%% (CoV)", 100*stats.DefaultNoisyCoV)}
 	}
-	return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: "NoisyPoints",
-		Message: fmt.Sprintf("ops/s vary by more than %g%% (CoV) over the repeats of: %s", 100*stats.DefaultNoisyCoV, strings.Join(noisy, ", "))}
+	msg := fmt.Sprintf("ops/s vary by more than %g%% (CoV) over the repeats of: %s", 100*stats.DefaultNoisyCoV, strings.Join(noisy, ", "))
+	if kvv1.SharesState(spec) {
+		// The iterations did not measure the same database: the variation is (also) its drift.
+		return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: ReasonStateDrift,
+			Message: msg + "; the sweep writes and reset is none, so each iteration ran on the database the previous one left: the variation comes from that state, not only from noise (reset: perIteration restores the loaded database before each iteration)"}
+	}
+	return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: "NoisyPoints", Message: msg}
 }
 
 // emitBaseline records an event when the Regressed condition changes.

@@ -86,6 +86,7 @@ var _ = Describe("spec.baseline", func() {
 		Expect(k8s.Create(ctx, cur)).To(Succeed())
 		finishRun(ns, "slower-pebble", kvv1.EnginePebble, repeats(50000, 20))
 		got := eventuallyRegressed(key(cur), metav1.ConditionTrue, ReasonRegression)
+		Expect(got.Status.Verdict).To(HavePrefix("Regressed"), "the Verdict column, written with the condition")
 
 		c := meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed)
 		Expect(c.Message).To(HavePrefix("against kvbenchmark/base: regressed: pebble readrandom threads=1 "))

@@ -623,6 +623,7 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	}
 	newStatus := aggregate(b, p.statuses, p.now)
 	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
+	newStatus.Verdict = verdictColumn(newStatus.Conditions) // with the Regressed condition just set
 	fitStatus(&newStatus, b.Generation, metav1.Time{Time: p.now})
 	meta.RemoveStatusCondition(&newStatus.Conditions, ConditionStatusWriteFailed) // this write clears it
 	changed := !apiequality.Semantic.DeepEqual(b.Status, newStatus)

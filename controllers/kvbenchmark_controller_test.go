@@ -176,7 +176,10 @@ var _ = Describe("KVBenchmark controller", func() {
 		}
 		Expect(got.Status.Runs[0].Results[0].OpsPerSec).To(Equal(130339.0))
 		Expect(got.Status.Runs[0].Results[0].LatencyMicros.P99).To(Equal(12.5))
-		Expect(got.Status.Headline).To(Equal(&kvv1.Headline{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 4, OpsPerSec: 350000, P99Micros: ptrTo(25.5)}))
+		Expect(got.Status.Headline).To(Equal(&kvv1.Headline{Engine: kvv1.EnginePebble, Workload: "readrandom", Threads: 4, OpsPerSec: 350000, P99Micros: ptrTo(25.5),
+			Label: "pebble readrandom threads=4: 350000 ops/s"}))
+		Expect(got.Status.PhaseProgress).To(Equal("4/4"))
+		Expect(got.Status.Reason).To(BeEmpty())
 		Expect(got.Status.Progress).To(Equal("2/2"))
 		Expect(got.Status.Engines).To(Equal("rocksdb,pebble"))
 		Expect(got.Status.CompletionTime.Time).To(BeTemporally("==", t0.Add(2*time.Hour)))

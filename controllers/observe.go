@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -487,20 +489,26 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 	} else {
 		set(kvv1.ConditionSucceeded, false, string(st.Phase), fmt.Sprintf("%d of %d run(s) succeeded", succeeded, len(runs)))
 	}
-	if c := noisyCondition(runs); c != nil {
+	if c := noisyCondition(&b.Spec, runs); c != nil {
 		set(c.Type, c.Status == metav1.ConditionTrue, c.Reason, c.Message)
 	}
 	st.Headline = headline(runs)
+	st.Reason = reasonColumn(st.Phase, runs)
+	st.Verdict = verdictColumn(st.Conditions)
 	return st
 }
 
-// phaseProgress is "finished/planned" measured phases over all runs. A run that ended keeps its
-// finished phases; the ones it never ran still count as planned.
+// phaseProgress is "finished/planned" measured phases over all runs. Every run plans the same
+// phases (one run per engine, or per engine and node under EachNode, whose runs exist once the
+// nodes are known). A run that ended keeps its finished phases; the ones it never ran still count
+// as planned.
 func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
-	planned, done := 0, 0
-	for _, run := range plan.Plan(b) {
-		planned += plannedPhases(run.Config)
+	n := len(runs)
+	if n == 0 {
+		n = len(b.Spec.Engines)
 	}
+	cfg := kvv1.RunnerConfig{Workloads: b.Spec.Workloads, Threads: b.Spec.Threads, Repeat: b.Spec.Repeat}
+	planned, done := n*plannedPhases(cfg), 0
 	for _, r := range runs {
 		done += len(r.Results) + int(r.Truncated)
 	}
@@ -508,13 +516,15 @@ func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
 }
 
 // plannedPhases is how many measured phases a runner config makes: each workload at each of its
-// thread counts, per repeat; a db_bench passthrough counts once (its own flags decide).
+// thread counts, per repeat; a db_bench passthrough as many as dbBenchPhases; pseudo-benchmarks
+// (stats, levelstats, waitforcompaction) none.
 func plannedPhases(cfg kvv1.RunnerConfig) int {
 	n := 0
 	for _, w := range cfg.Workloads {
 		switch {
+		case w.Name == kvv1.WorkloadStats || w.Name == kvv1.WorkloadLevelStats || w.Name == kvv1.WorkloadWaitForCompaction:
 		case w.Name == kvv1.WorkloadDBBench:
-			n++
+			n += dbBenchPhases(w.DBBenchArgs)
 		case len(w.Threads) > 0:
 			n += len(w.Threads)
 		case len(cfg.Threads) > 0:
@@ -526,7 +536,49 @@ func plannedPhases(cfg kvv1.RunnerConfig) int {
 	return n * max(1, int(cfg.Repeat))
 }
 
-// headline is the last measured phase of the last run that has results.
+// dbBenchNoResult are db_bench 7.8.3 benchmarks that print no result line (so make no phase).
+var dbBenchNoResult = map[string]bool{
+	"stats": true, "levelstats": true, "sstables": true, "stats_history": true, "memstats": true,
+	"printstats": true, "resetstats": true, "flush": true, "compactall": true, "compact0": true,
+	"compact1": true, "waitforcompaction": true, "replay": true, "block_cache_entry_stats": true,
+	"cache_report_problems": true, "openandcompact": true,
+}
+
+// dbBenchRepeat is db_bench's "name[XN]" (run N times, a result line each) and "[WN]" (N warm-up
+// runs, no result) suffix.
+var dbBenchRepeat = regexp.MustCompile(`\[X(\d+)\]`)
+
+// dbBenchPhases is how many result lines (phases) db_bench prints for these arguments: one per
+// benchmark of --benchmarks, N for name[XN], none for the ones that report nothing. Without
+// --benchmarks db_bench runs its long default list; it counts as one (progress then grows as the
+// phases come).
+func dbBenchPhases(args []string) int {
+	list := ""
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "benchmarks="); ok {
+			list = v
+		}
+	}
+	if list == "" {
+		return 1
+	}
+	n := 0
+	for _, b := range strings.Split(list, ",") {
+		name, _, _ := strings.Cut(b, "[")
+		switch {
+		case name == "" || dbBenchNoResult[name]:
+		case dbBenchRepeat.MatchString(b):
+			x, _ := strconv.Atoi(dbBenchRepeat.FindStringSubmatch(b)[1])
+			n += max(x, 1)
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// headline is the last measured phase of the last run that has results, labelled with what it
+// measured.
 func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
@@ -535,6 +587,7 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 		}
 		p := r.Results[len(r.Results)-1]
 		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: roundInt64(p.OpsPerSec)}
+		h.Label = fmt.Sprintf("%s %s threads=%d: %d ops/s", r.Engine, p.Workload, p.Threads, h.OpsPerSec)
 		if p.LatencyMicros != nil {
 			v := p.LatencyMicros.P99
 			h.P99Micros = &v
@@ -553,6 +606,50 @@ func roundInt64(x float64) int64 {
 		return math.MinInt64
 	}
 	return int64(x)
+}
+
+// reasonColumn is status.reason: why nothing runs (the first waiting run's reason) or, once the
+// benchmark failed, why (the failed runs' distinct reasons).
+func reasonColumn(phase kvv1.BenchmarkPhase, runs []kvv1.RunStatus) string {
+	var reasons []string
+	for _, r := range runs {
+		switch {
+		case phase == kvv1.PhaseFailed && r.Phase == kvv1.RunFailed && r.Reason != "":
+			if !slices.Contains(reasons, r.Reason) {
+				reasons = append(reasons, r.Reason)
+			}
+		case phase != kvv1.PhaseFailed && r.Phase == kvv1.RunRunning:
+			return ""
+		case phase != kvv1.PhaseFailed && r.Phase == kvv1.RunPending && r.Reason != "" && len(reasons) == 0:
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	return strings.Join(reasons, ",")
+}
+
+// verdictColumn is status.verdict from the Regressed and Noisy conditions: Regressed or
+// NoRegression, or the reason there is no verdict (the baseline is missing, mismatched, ...);
+// and Noisy or StateDrift when they are True. Empty when there is neither condition.
+func verdictColumn(conds []metav1.Condition) string {
+	var out []string
+	if c := meta.FindStatusCondition(conds, kvv1.ConditionRegressed); c != nil {
+		switch c.Status {
+		case metav1.ConditionTrue:
+			out = append(out, kvv1.ConditionRegressed)
+		case metav1.ConditionFalse:
+			out = append(out, "NoRegression")
+		default:
+			out = append(out, c.Reason)
+		}
+	}
+	if c := meta.FindStatusCondition(conds, kvv1.ConditionNoisy); c != nil && c.Status == metav1.ConditionTrue {
+		if c.Reason == ReasonStateDrift {
+			out = append(out, ReasonStateDrift)
+		} else {
+			out = append(out, kvv1.ConditionNoisy)
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 func newestPod(pods []corev1.Pod) *corev1.Pod {

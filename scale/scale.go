@@ -80,7 +80,10 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	}
 
 	if s.Storage.Size != nil {
-		floor := max(newBytes, kvv1.DatasetBytesF(s.Dataset)) * kvv1.DataCopies(s) // the CRD's storage.size rules
+		floor := 0.0 // the CRD's storage.size rule: every engine's VolumeNeed
+		for _, e := range s.Engines {
+			floor = max(floor, kvv1.VolumeNeed(s, e))
+		}
 		if s.Storage.Medium != kvv1.MediumTmpfs {
 			floor = max(floor, float64(minStorage))
 		}
@@ -94,12 +97,6 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	need := 0.0
 	for _, e := range s.Engines {
 		need = max(need, kvv1.MemoryNeed(s, e))
-	}
-	if s.Storage.Medium == kvv1.MediumTmpfs && s.Storage.Size == nil {
-		// The tmpfs gets what the limit leaves; the phases' writes and compaction's rewrites grow the
-		// database beyond the logical dataset, so leave it the dataset once more (seed 000 at 1M keys
-		// filled a tmpfs sized for the dataset alone).
-		need += kvv1.DatasetBytesF(s.Dataset)
 	}
 	s.Resources.Memory = *mib(max(float64(s.Resources.Memory.Value())*r, need), 256)
 

@@ -222,7 +222,7 @@ func TestBenchmarkTmpfsLeavesRoomToGrow(t *testing.T) {
 	}
 	s := &got.Spec
 	for _, e := range s.Engines {
-		tmpfs := s.Resources.Memory.AsApproximateFloat64() - (kvv1.MemoryNeed(s, e) - kvv1.TmpfsDataBytes(s))
+		tmpfs := s.Resources.Memory.AsApproximateFloat64() - (kvv1.MemoryNeed(s, e) - kvv1.TmpfsDataBytes(s, e))
 		if data := kvv1.DatasetBytesF(s.Dataset); tmpfs < 2*data {
 			t.Errorf("%s: memory %s leaves %.0f bytes of tmpfs for a %.0f-byte dataset, want at least twice it",
 				e.Name, s.Resources.Memory.String(), tmpfs, data)

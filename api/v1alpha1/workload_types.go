@@ -6,7 +6,7 @@ import (
 )
 
 // KeyOrder is the order in which the dataset's keys are loaded.
-// +kubebuilder:validation:Enum=sequential;random
+// +kubebuilder:validation:MaxLength=32
 type KeyOrder string
 
 const (
@@ -15,7 +15,7 @@ const (
 )
 
 // LoadMode is how the runner prepares the dataset before the measured workloads.
-// +kubebuilder:validation:Enum=bulk;fillseq;fillrandom;existing;none
+// +kubebuilder:validation:MaxLength=32
 type LoadMode string
 
 const (
@@ -32,7 +32,7 @@ const (
 )
 
 // CacheMode controls the OS page cache before each measured phase.
-// +kubebuilder:validation:Enum=warm;cold;direct
+// +kubebuilder:validation:MaxLength=32
 type CacheMode string
 
 const (
@@ -45,6 +45,9 @@ const (
 type DatasetSpec struct {
 	// Size is the logical dataset size (keys + values), e.g. 10Gi; it becomes the key count
 	// size / (keySize + average value size). Exactly one of size and num is set.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'dataset.size \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 32Mi or 10Gi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	// +optional
 	Size *resource.Quantity `json:"size,omitempty"`
 	// Num is the key count (db_bench --num), at most 2^40 (the runner's limit).
@@ -78,10 +81,12 @@ type DatasetSpec struct {
 	// KeyOrder of the load: sequential (ascending keys) or random.
 	// +kubebuilder:default=random
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['sequential', 'random']",messageExpression="'dataset.keyOrder \"' + self + '\" is not supported: use sequential or random'"
 	KeyOrder KeyOrder `json:"keyOrder,omitempty"`
 	// LoadMode prepares the dataset before the workloads run.
 	// +kubebuilder:default=bulk
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['bulk', 'fillseq', 'fillrandom', 'existing', 'none']",messageExpression="'dataset.loadMode \"' + self + '\" is not supported: use bulk, fillseq, fillrandom, existing or none'"
 	LoadMode LoadMode `json:"loadMode,omitempty"`
 	// PrefixSize groups keys by a prefix of this many bytes (--prefix_size).
 	// +kubebuilder:validation:Minimum=0
@@ -106,7 +111,7 @@ type SizeRange struct {
 }
 
 // WorkloadName is a db_bench benchmark name, "pulse", "ycsb", or "dbbench" (Debian's db_bench, passthrough).
-// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench;stats;levelstats;waitforcompaction
+// +kubebuilder:validation:MaxLength=32
 type WorkloadName string
 
 // Workloads the runner implements, named as db_bench names them.
@@ -146,6 +151,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.name != 'dbbench' || !(has(self.num) || has(self.duration))",message="dbbench ignores num and duration: pass --num or --duration in dbBenchArgs"
 type WorkloadSpec struct {
 	// Name of the workload.
+	// +kubebuilder:validation:XValidation:rule="self in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readseq', 'readreverse', 'readrandom', 'readmissing', 'readwhilewriting', 'readrandomwriterandom', 'seekrandom', 'deleteseq', 'deleterandom', 'updaterandom', 'pulse', 'ycsb', 'dbbench', 'stats', 'levelstats', 'waitforcompaction']",messageExpression="'workloads[].name \"' + self + '\" is not supported: use fillseq, fillrandom, filluniquerandom, overwrite, fillsync, readseq, readreverse, readrandom, readmissing, readwhilewriting, readrandomwriterandom, seekrandom, deleteseq, deleterandom, updaterandom, pulse, ycsb, dbbench, stats, levelstats or waitforcompaction'"
 	Name WorkloadName `json:"name"`
 	// Num is the operation count per thread count (db_bench --num for writes, --reads for reads).
 	// Default: the dataset's key count. At most 2^40 (the runner's limit).
@@ -155,6 +161,11 @@ type WorkloadSpec struct {
 	Num *int64 `json:"num,omitempty"`
 	// Duration bounds the phase in time (db_bench --duration); whichever of num and duration ends first.
 	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="workloads[].duration must be positive"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'workloads[].duration \"' + self + '\" is not a duration: write a number with a unit, e.g. 30s, 5m or 1h30m (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Duration *metav1.Duration `json:"duration,omitempty"`
 	// Threads overrides the sweep for this phase (e.g. fills run single-threaded).
 	// +kubebuilder:validation:MaxItems=16
@@ -198,8 +209,12 @@ type WorkloadSpec struct {
 
 // WarmupSpec bounds a warm-up by time or by operations (per thread, as num).
 // +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.ops)",message="warmup: set exactly one of duration and ops"
-// +kubebuilder:validation:XValidation:rule="!has(self.duration) || duration(self.duration) > duration('0s')",message="warmup.duration must be positive"
 type WarmupSpec struct {
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'warmup.duration \"' + self + '\" is not a duration: write a number with a unit, e.g. 10s or 1m (units h, m, s, ms, us, ns; no spaces, no d)'"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="warmup.duration must be positive"
 	// +optional
 	Duration *metav1.Duration `json:"duration,omitempty"`
 	// Ops per thread.
@@ -213,19 +228,28 @@ type WarmupSpec struct {
 type SettleSpec struct {
 	// Timeout bounds each wait; when it is hit the phase is measured anyway and the result says so
 	// (protocol.settleTimedOut).
-	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('24h')",message="settle.timeout must be positive and at most 24h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s') && duration(self) <= duration('24h'))",message="settle.timeout must be positive and at most 24h"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'settle.timeout \"' + self + '\" is not a duration: write a number with a unit, e.g. 5m or 30s (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Timeout metav1.Duration `json:"timeout"`
 }
 
-// ResetMode says whether sweep points share the database or each starts from the loaded one.
-// +kubebuilder:validation:Enum=none;perPoint
+// ResetMode says whether sweep points share the database or start from the loaded one.
+// +kubebuilder:validation:MaxLength=32
 type ResetMode string
 
 const (
-	// ResetNone: each point runs on the database the previous points left (the default).
+	// ResetNone: each point runs on the database the previous points left, also across
+	// iterations of the repeat loop.
 	ResetNone ResetMode = "none"
 	// ResetPerPoint: a checkpoint is taken after the load and restored before every sweep point.
 	ResetPerPoint ResetMode = "perPoint"
+	// ResetPerIteration: a checkpoint is taken after the load and restored before every iteration
+	// of the repeat loop after the first, so each iteration runs the sweep in order on the database
+	// the load left (the default when the sweep repeats and writes, see EffectiveReset).
+	ResetPerIteration ResetMode = "perIteration"
 )
 
 // PulseSpec is seed 002's pulse workload: every interval, read Reads random existing keys (sorted
@@ -239,6 +263,11 @@ type PulseSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	Deletes int64 `json:"deletes"`
 	// Interval between round starts; a round that overruns starts the next at once.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="pulse.interval must be positive"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'pulse.interval \"' + self + '\" is not a duration: write a number with a unit, e.g. 1s or 250ms (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Interval metav1.Duration `json:"interval"`
 	// Rounds is the number of rounds.
 	// +kubebuilder:validation:Minimum=1
@@ -246,11 +275,11 @@ type PulseSpec struct {
 }
 
 // YCSBWorkload is a YCSB core workload letter.
-// +kubebuilder:validation:Enum=A;B;C;D;E;F
+// +kubebuilder:validation:MaxLength=32
 type YCSBWorkload string
 
 // YCSBDistribution is a request distribution.
-// +kubebuilder:validation:Enum=zipfian;uniform;latest
+// +kubebuilder:validation:MaxLength=32
 type YCSBDistribution string
 
 // YCSBSpec configures a YCSB core workload; the letter sets the defaults of the others.
@@ -258,6 +287,7 @@ type YCSBDistribution string
 type YCSBSpec struct {
 	// Workload letter A-F: A 50/50 read/update, B 95/5 read/update, C read only,
 	// D read latest/insert, E scan/insert, F read-modify-write.
+	// +kubebuilder:validation:XValidation:rule="self in ['A', 'B', 'C', 'D', 'E', 'F']",messageExpression="'ycsb.workload \"' + self + '\" is not supported: use A, B, C, D, E or F'"
 	Workload YCSBWorkload `json:"workload"`
 	// ReadPercent overrides the letter's mix: reads get this percentage of operations, the letter's
 	// write operation the rest (update for A-C, insert for D, read-modify-write for F; for E the
@@ -276,6 +306,7 @@ type YCSBSpec struct {
 	ReadWriteRatio string `json:"readWriteRatio,omitempty"`
 	// RequestDistribution overrides the letter's distribution (zipfian with theta 0.99 by default).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['zipfian', 'uniform', 'latest']",messageExpression="'ycsb.requestDistribution \"' + self + '\" is not supported: use zipfian, uniform or latest'"
 	RequestDistribution *YCSBDistribution `json:"requestDistribution,omitempty"`
 	// MaxScanLength for E (scan length is uniform in [1, max]); default 100.
 	// +kubebuilder:validation:Minimum=1
@@ -305,7 +336,9 @@ type RunnerConfig struct {
 	// Settle waits for idle flushes and compactions before each measured phase.
 	// +optional
 	Settle *SettleSpec `json:"settle,omitempty"`
-	// Reset perPoint restores the post-load checkpoint before each sweep point.
+	// Reset perPoint restores the post-load checkpoint before each sweep point, perIteration
+	// before each iteration after the first; the operator resolves the spec's default
+	// (EffectiveReset), so empty means none here.
 	// +optional
 	Reset ResetMode `json:"reset,omitempty"`
 	// StatsInterval prints db_bench's interval lines during each phase (kvbench-runner bench

@@ -93,6 +93,9 @@ func engineRuns(b *kvv1.KVBenchmark, node string) []Run {
 		}
 		cfg.Settle = b.Spec.Settle.DeepCopy()
 		cfg.Reset = b.Spec.Reset
+		if cfg.Reset == "" && kvv1.EffectiveReset(&b.Spec) == kvv1.ResetPerIteration {
+			cfg.Reset = kvv1.ResetPerIteration // the default of a repeated sweep that writes
+		}
 		name, job := string(e.Name), JobName(b.Name, string(e.Name))
 		if node != "" {
 			// Node names are DNS subdomains; dots become dashes so the Job name stays a DNS label.
@@ -249,9 +252,10 @@ func DatasetBytes(d kvv1.DatasetSpec) int64 {
 }
 
 // TmpfsBytes is the sizeLimit of a tmpfs run's emptyDir: storage.size if set, else everything the
-// memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and the overhead, the
-// same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this holds the dataset
-// (twice with reset perPoint: the checkpoint next to the database).
+// memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and
+// the overhead, the same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this
+// holds the engine's kvv1.VolumeNeed: the dataset's tables (twice with a reset's checkpoint, twice
+// more when anything writes), its WALs and flushes, and metadata.
 func TmpfsBytes(b *kvv1.KVBenchmark, e kvv1.EngineSpec) *resource.Quantity {
 	if b.Spec.Storage.Size != nil {
 		q := b.Spec.Storage.Size.DeepCopy()

@@ -158,9 +158,9 @@ func Validate(cfg *api.RunnerConfig) error {
 		return fmt.Errorf("settle timeout %s must be positive", cfg.Settle.Timeout.Duration)
 	}
 	switch cfg.Reset {
-	case "", api.ResetNone, api.ResetPerPoint:
+	case "", api.ResetNone, api.ResetPerPoint, api.ResetPerIteration:
 	default:
-		return fmt.Errorf("unknown reset mode %q (none, perPoint)", cfg.Reset)
+		return fmt.Errorf("unknown reset mode %q (none, perPoint, perIteration)", cfg.Reset)
 	}
 	if len(cfg.Workloads) == 0 {
 		return fmt.Errorf("no workloads (--benchmarks)")

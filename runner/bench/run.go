@@ -150,7 +150,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		pulse.hi = 0
 	}
 	pp := &pointPrep{cfg: &cfg, e: e, db: func() engine.DB { return db }, reopen: reopen}
-	if cfg.Reset == api.ResetPerPoint && !onlyDBBench {
+	if (cfg.Reset == api.ResetPerPoint || cfg.Reset == api.ResetPerIteration) && !onlyDBBench {
 		cp, err := takeCheckpoint(db, cfg.DBPath, reopen)
 		if err != nil {
 			return fail(fmt.Errorf("reset: checkpoint after the load: %w", err))
@@ -161,6 +161,11 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	}
 	salt := uint64(0)
 	for it := 0; it < repeat; it++ {
+		if it > 0 && cfg.Reset == api.ResetPerIteration && pp.cp != nil {
+			if err := pp.reset(); err != nil {
+				return fail(err)
+			}
+		}
 		for _, w := range cfg.Workloads {
 			threads := sweep
 			if len(w.Threads) > 0 {

@@ -76,6 +76,10 @@ func deadlineKeepsPhases(ns string) {
 // into a 2Gi memtable without WAL under a 512Mi limit) keeps the finished phases.
 func oomKeepsPhases(ns string) {
 	b := tmpfsBench(ns, "oom-after-phases", kvv1.EngineRocksDB)
+	// 4Mi memtables for the runner's own readrandom phase, so that 512Mi holds its model (WALs on
+	// tmpfs included) and db_bench's 2Gi memtable still overruns it.
+	b.Spec.Engines[0].Options.WriteBufferSize = ptr.To(resource.MustParse("4Mi"))
+	b.Spec.Resources.Memory = resource.MustParse("512Mi")
 	b.Spec.Dataset = kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("16Mi")), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadBulk}
 	b.Spec.Threads = []int32{1}
 	// The CRD's memory rule refuses engine options that cannot fit, so the memory hog is db_bench's

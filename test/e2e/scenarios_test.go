@@ -69,6 +69,11 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		out := run(kubectl, "get", "kvb", "-n", ns, "-o", "wide")
 		GinkgoWriter.Println(out)
 		AddReportEntry("kubectl get kvb -o wide", out)
+		// The default columns explain: progress in phases, the labelled headline.
+		out = run(kubectl, "get", "kvb", "rocksdb-tmpfs", "-n", ns)
+		Expect(out).To(MatchRegexp(`(?m)^NAME +ENGINES +DATASET +MEDIUM +PHASE +PROGRESS +REASON +VERDICT +RESULT +AGE$`))
+		Expect(out).To(MatchRegexp(`(?m)^rocksdb-tmpfs +rocksdb +16Mi +tmpfs +Succeeded +2/2 +rocksdb readrandom threads=2: [0-9]+ ops/s +`))
+		AddReportEntry("kubectl get kvb", out)
 	})
 
 	It("admits runner pods in a namespace enforcing Pod Security restricted", func() {
@@ -130,10 +135,14 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("ends Failed with OOMKilled when db_bench's own memtable outgrows the memory limit", func() {
 		// Accepted by the CRD's memory rule, which counts what the runner's engine and buffers take (8Mi cache +
-		// 2 x 64Mi memtables + 256Mi overhead + 2Mi buffers <= 512Mi); dbBenchArgs are db_bench's own and not in
-		// the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
+		// 2 x 4Mi memtables + 256Mi overhead + 2Mi buffers + the tmpfs's WALs and metadata <= 512Mi); dbBenchArgs
+		// are db_bench's own and not in the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
 		// overhead (~30 bytes) exceeds these 20-byte keys+values, so 13M entries pass 512Mi in seconds.
 		b := tmpfsBench(ns, "oom", kvv1.EngineRocksDB)
+		// The runner's own engine (it only opens the empty database) gets 4Mi memtables, so that 512Mi
+		// holds its model, WALs on tmpfs included.
+		b.Spec.Engines[0].Options.WriteBufferSize = ptr.To(resource.MustParse("4Mi"))
+		b.Spec.Resources.Memory = resource.MustParse("512Mi")
 		b.Spec.Dataset = kvv1.DatasetSpec{Num: ptr.To[int64](1), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadNone}
 		b.Spec.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq",
 			"--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}}}
@@ -339,6 +348,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("records the measurement protocol (warm-up, settle, reset perPoint, cold-cache residency) in every phase", func() {
 		expectMeasurementProtocol(ns)
+	})
+
+	It("repeats a sweep that writes on the database the load left: readrandom + fillrandom x3 varies like readrandom alone", func() {
+		expectRepeatsMeasureTheSameDatabase(ns)
 	})
 
 	It("marks a rate-limited writer's missed target in status and in kubectl kvbench report, with its service time", func() {

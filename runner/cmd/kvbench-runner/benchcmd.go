@@ -142,7 +142,7 @@ func benchCmd() *cobra.Command {
 	fs.Int64Var(&f.warmupOps, "warmup_ops", 0, "run this many operations per thread of each benchmark first and discard them")
 	fs.Float64Var(&f.warmupSeconds, "warmup_seconds", 0, "run each benchmark this many seconds first and discard it")
 	fs.DurationVar(&f.settleTimeout, "settle_timeout", 0, "before each benchmark wait up to this long for idle flushes and compactions (0: do not wait)")
-	fs.StringVar(&f.reset, "reset", "none", "none, or perPoint: restore a checkpoint taken after --load before each benchmark")
+	fs.StringVar(&f.reset, "reset", "none", "none, perPoint: restore a checkpoint taken after --load before each benchmark, or perIteration: before each --repeat iteration after the first")
 	fs.IntVar(&f.numLevels, "num_levels", 7, "LSM levels")
 	fs.IntVar(&f.cacheShardBits, "cache_numshardbits", 6, "block cache shards as a power of two")
 	fs.IntVar(&f.minLevelCompress, "min_level_to_compress", -1, "levels below this are not compressed (-1: all compressed)")
