@@ -58,7 +58,9 @@ func TestNoVerdictBelowMinRepeats(t *testing.T) {
 		}
 	}
 	// 4 a side is enough at 0.05, not at 0.01.
-	four := func(base float64) []Point { return points("pebble", "readrandom", []float64{base, base + 1, base + 2, base + 3}) }
+	four := func(base float64) []Point {
+		return points("pebble", "readrandom", []float64{base, base + 1, base + 2, base + 3})
+	}
 	if c := Compare(four(100), four(10), Options{}); c.Outcome() != OutcomeRegressed {
 		t.Errorf("4 a side, alpha 0.05: %s", c.Verdict())
 	}
@@ -105,8 +107,8 @@ func TestMismatch(t *testing.T) {
 	}
 	a, b := spec("64Mi", 0, 301), spec("32Mi", 0, 301)
 	b.Spec.Workloads[0].Num = ptr.To[int64](2000)
-	b.Spec.Workloads[0].Threads = []int32{8}                                         // matched by point, not a mismatch
-	b.Spec.Workloads[1].YCSB.ReadPercent = ptr.To[int32](90)                         // ycsb-a
+	b.Spec.Workloads[0].Threads = []int32{8}                                          // matched by point, not a mismatch
+	b.Spec.Workloads[1].YCSB.ReadPercent = ptr.To[int32](90)                          // ycsb-a
 	b.Spec.Workloads = append(b.Spec.Workloads, api.WorkloadSpec{Name: "fillrandom"}) // only in b: unmatched points, not a mismatch
 	want := []string{"dataset.size: 64Mi vs 32Mi", "workload readrandom.num: 1000 vs 2000", "workload ycsb-a.ycsb.readPercent: unset vs 90"}
 	if diff := cmp.Diff(want, Mismatch(a, b)); diff != "" {
