@@ -410,3 +410,25 @@ status:
 		t.Errorf("--tolerance -1: exit %d, %q", code, errOut)
 	}
 }
+
+// One benchmark compares its engines point by point (it needed save and two -f files).
+func TestCompareEngines(t *testing.T) {
+	out := mustRun(t, "compare", "-f", td("baseline.yaml"), "--metrics", "ops")
+	contains(t, out,
+		"A (old) = default/baseline run leveldb ("+td("baseline.yaml")+"), B (new) = default/baseline run rocksdb ("+td("baseline.yaml")+")\n",
+		"leveldb vs rocksdb  readrandom        2  395516  199836  -49.47% no verdict  -  1+1\n")
+	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "--engines", "rocksdb,leveldb", "--by-phase")
+	contains(t, out, "Comparison: A (old) = default/baseline run rocksdb (", "rocksdb vs leveldb  readrandom        2   199836   395516  +97.9%")
+}
+
+// Two benchmarks with different datasets or workload settings: a warning naming the fields, and
+// no gate (spec.baseline refuses the same pair).
+func TestCompareWarnsWhenNotComparable(t *testing.T) {
+	dir := t.TempDir()
+	other, _ := os.ReadFile(td("bloom.yaml"))
+	writeFile(t, filepath.Join(dir, "bigger.yaml"), strings.Replace(string(other), "num: 200000", "num: 400000", 1))
+	out, errOut, code := kvbench(t, "compare", "-f", td("baseline.yaml"), "-f", filepath.Join(dir, "bigger.yaml"), "--metrics", "ops")
+	if code != 0 || errOut != "warning: default/baseline and default/bloom are not comparable (dataset.num: 200000 vs 400000)\n" || !strings.HasPrefix(out, "A (old) = ") {
+		t.Errorf("exit %d, stderr %q, stdout %.80q", code, errOut, out)
+	}
+}
