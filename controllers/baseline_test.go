@@ -255,6 +255,10 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 		}, timeout, interval).Should(ContainElement("Warning " + EventNoVerdict))
 	})
 
+	It("walks save -> kubectl create configmap -> spec.baseline.configMap to a verdict, not a mismatch over the pinned seed", func() {
+		savedBaselinePath()
+	})
+
 	It("says why a baseline cannot be compared: different dataset, no common point, missing, not a benchmark", func() {
 		ns := newNamespace()
 		other := benchmarkSpec("other-dataset", ns).DatasetSize("128Mi").Obj()
