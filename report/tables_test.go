@@ -224,6 +224,47 @@ func TestDBBenchLines(t *testing.T) {
 	}
 }
 
+// seed 001's db_bench command lines: three of them run fillseq, so three dbbench:fillseq lines,
+// each under the command line it came from (they were three identical labels).
+func TestDBBenchLinesNameTheirCommandLine(t *testing.T) {
+	b := fixture(t)
+	b.Results = nil
+	b.Status.Runs = b.Status.Runs[:1]
+	b.Spec.Workloads = []api.WorkloadSpec{
+		{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--num=1000"}},
+		{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--disable_wal=1", "--num=1000"}},
+		{Name: api.WorkloadReadRandom},
+		{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq,readrandom", "--num=1000"}},
+	}
+	var rs []api.PhaseSummary
+	for it := range int32(2) {
+		for i, w := range []string{"dbbench:fillseq", "dbbench:fillseq", "readrandom", "dbbench:fillseq", "dbbench:readrandom"} {
+			p := phase(w, 1, float64(1000*(i+1)), 10).PhaseSummary
+			p.Iteration = it
+			rs = append(rs, p)
+		}
+	}
+	b.Status.Runs[0].Results = rs
+	got := strings.Join(DBBenchLines(b), "\n")
+	want := `# rocksdb (rocksdb 7.8.3), load, threads=1
+load         :       2.000 micros/op 500000 ops/sec 10.000 seconds 5000000 operations;
+# rocksdb (rocksdb 7.8.3), threads=1, iteration=0
+# db_bench --benchmarks=fillseq --num=1000
+dbbench:fillseq :    1000.000 micros/op 1000 ops/sec 10.000 seconds 10000 operations;
+# db_bench --benchmarks=fillseq --disable_wal=1 --num=1000
+dbbench:fillseq :     500.000 micros/op 2000 ops/sec 10.000 seconds 20000 operations;
+readrandom   :     333.333 micros/op 3000 ops/sec 10.000 seconds 30000 operations;
+# db_bench --benchmarks=fillseq,readrandom --num=1000
+dbbench:fillseq :     250.000 micros/op 4000 ops/sec 10.000 seconds 40000 operations;
+dbbench:readrandom :     200.000 micros/op 5000 ops/sec 10.000 seconds 50000 operations;
+# rocksdb (rocksdb 7.8.3), threads=1, iteration=1
+# db_bench --benchmarks=fillseq --num=1000
+dbbench:fillseq :    1000.000 micros/op 1000 ops/sec 10.000 seconds 10000 operations;`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("db_bench lines:\n%s\nwant them to start\n%s", got, want)
+	}
+}
+
 func TestWrite(t *testing.T) {
 	var out bytes.Buffer
 	if err := Write(&out, []*Benchmark{fixture(t)}, "auto", "markdown"); err != nil {

@@ -209,11 +209,12 @@ func TestCompareThresholdAndVerdict(t *testing.T) {
 	}
 }
 
-// One repeat each can never be significant: benchmath says how many it needs.
+// One repeat each can never be significant: benchmath says how many it needs, and the change is
+// shown with its size and no verdict.
 func TestCompareSingleRepeat(t *testing.T) {
 	c := Compare(points("a", "fillseq", []float64{100}), points("b", "fillseq", []float64{50}), Options{ThresholdPercent: 5})
 	ch := c.Changes[0]
-	if ch.Significant || ch.Regressed || ch.Delta() != "~" || ch.Run != "a vs b" {
+	if ch.Significant || ch.Regressed || !ch.NoVerdict || ch.Delta() != "-50.00% no verdict" || ch.Run != "a vs b" {
 		t.Errorf("%+v", ch)
 	}
 	if len(ch.Warnings) == 0 || !strings.Contains(ch.Warnings[0], "need >= 4 samples") {

@@ -53,7 +53,8 @@ const (
 	ConditionFailed = "Failed"
 	// ConditionRegressed is the verdict against spec.baseline once the benchmark has ended: True
 	// with the worst regressed point, False when no point regressed, Unknown when there is no
-	// comparison (baseline missing, not finished, different dataset or workloads).
+	// verdict (baseline missing, not finished, different dataset or workloads, or fewer repeats
+	// than the U test needs: reason TooFewRepeats).
 	ConditionRegressed = "Regressed"
 	// ConditionNoisy is True when a repeated point's ops/s vary more than 5% (CoV) over its repeats.
 	ConditionNoisy = "Noisy"

@@ -362,6 +362,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		baselineScenario(ns)
 	})
 
+	It("gives a verdict against a saved baseline (save, ConfigMap, spec.baseline), and none with repeat 1", func() {
+		savedBaselineVerdict(ns)
+	})
+
 	It("keeps the phases that finished when the deadline stops a sweep, says DeadlineExceeded, and labels live series", func() {
 		deadlineKeepsPhases(ns)
 	})
