@@ -18,9 +18,10 @@ import (
 // draws counts the operations a mix picks over n uniform draws, as the YCSB hot loop draws them.
 func draws(m mix, n int) [numOpKinds]int {
 	var c [numOpKinds]int
-	r := keygen.NewRand(42)
+	r := keygen.NewSplitMix(42)
+	ops := newYCSBOps(m)
 	for i := 0; i < n; i++ {
-		c[m.op(int(r.Uint64n(mixScale)))]++
+		c[ops.pick(r.Float64())]++
 	}
 	return c
 }
@@ -95,7 +96,10 @@ func TestYCSBReadPercentStillApplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.dist, m.maxScan = "", 0
+		if !m.readAll || m.writeAll || m.overwrite {
+			t.Errorf("%s: %+v, want YCSB's defaults readallfields=true, writeallfields=false, merge", c.letter, m)
+		}
+		m.dist, m.maxScan, m.readAll = "", 0, false
 		if m != c.want {
 			t.Errorf("%s readPercent %d: %+v, want %+v", c.letter, c.pct, m, c.want)
 		}
@@ -130,7 +134,7 @@ func TestYCSBReadWriteRatioErrors(t *testing.T) {
 	}
 	// Run reports the same error before it opens anything.
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: filepath.Join(t.TempDir(), "db"),
-		Dataset:   api.DatasetSpec{LoadMode: api.LoadNone},
+		Dataset:   api.DatasetSpec{LoadMode: api.LoadNone, YCSB: &api.YCSBRecordSpec{}},
 		Workloads: []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "B", ReadWriteRatio: "0:0"}}}}
 	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "has no operations") {
 		t.Errorf("Run: %v", err)
@@ -146,7 +150,7 @@ func TestYCSBReadWriteRatioRun(t *testing.T) {
 		ws = append(ws, api.WorkloadSpec{Name: api.WorkloadYCSB, Num: &ops, YCSB: &api.YCSBSpec{Workload: "A", ReadWriteRatio: r}})
 	}
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: filepath.Join(t.TempDir(), "db"),
-		Threads: []int32{2}, Dataset: api.DatasetSpec{Num: &num, LoadMode: api.LoadBulk}, Workloads: ws}
+		Threads: []int32{2}, Dataset: api.DatasetSpec{Num: &num, LoadMode: api.LoadBulk, YCSB: &api.YCSBRecordSpec{}}, Workloads: ws}
 	res, err := Run(context.Background(), cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -161,22 +165,22 @@ func TestYCSBReadWriteRatioRun(t *testing.T) {
 		}
 		return m
 	}
-	if o := byName(res.Phases[0]); o["read"]+o["update"] != 2*ops || float64(o["read"])/float64(2*ops) < 0.955 {
+	if o := byName(res.Phases[0]); o["READ"]+o["UPDATE"] != 2*ops || float64(o["READ"])/float64(2*ops) < 0.955 {
 		t.Errorf("30:1: %v", o)
 	}
-	if o := byName(res.Phases[1]); o["read"] != 0 || o["update"] != 2*ops {
+	if o := byName(res.Phases[1]); o["READ"] != 0 || o["UPDATE"] != 2*ops {
 		t.Errorf("0:1: %v", o)
 	}
-	if o := byName(res.Phases[2]); o["update"] != 0 || o["read"] != 2*ops {
+	if o := byName(res.Phases[2]); o["UPDATE"] != 0 || o["READ"] != 2*ops {
 		t.Errorf("1:0: %v", o)
 	}
 }
 
 // YCSB E's scans open their iterator on the current state, as YCSB's client does, so they see the
-// keys inserted during the phase. Over a 10-key dataset with scans of up to 1000 entries, a scan
-// on a snapshot taken when the thread started could pass at most the 10 loaded entries.
+// records inserted during the phase. Over a 10-record dataset with scans of up to 1000 records, a
+// scan on a snapshot taken when the thread started could pass at most the 10 loaded records.
 func TestYCSBEScansSeeInserts(t *testing.T) {
-	ds, err := ResolveDataset(api.DatasetSpec{Num: ptr(int64(10)), LoadMode: api.LoadNone})
+	ds, err := ResolveDataset(api.DatasetSpec{Num: ptr(int64(10)), LoadMode: api.LoadNone, YCSB: &api.YCSBRecordSpec{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +189,9 @@ func TestYCSBEScansSeeInserts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	keys := ds.Keys()
-	val := make([]byte, ds.ValueMin)
-	for v := uint64(0); v < uint64(ds.Num); v++ {
-		if err := db.Put(keys.Put(keys.Make(), v), val); err != nil {
+	rec := make([]byte, ds.ValueMin)
+	for v := int64(0); v < ds.Num; v++ {
+		if err := db.Put(keygen.YCSBKey(nil, v, true, 1), rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,13 +210,13 @@ func TestYCSBEScansSeeInserts(t *testing.T) {
 	for _, o := range out.res.Operations {
 		ops[o.Name] = o.Ops
 	}
-	entry := int64(ds.KeySize + ds.ValueMin)
-	snapshotMax := ops["scan"]*ds.Num*entry + ops["insert"]*entry
-	if ops["insert"] == 0 || ops["scan"] == 0 {
+	entry := int64(api.YCSBKeyBytes + ds.ValueMin)
+	snapshotMax := ops["SCAN"]*ds.Num*entry + ops["INSERT"]*entry
+	if ops["INSERT"] == 0 || ops["SCAN"] == 0 {
 		t.Fatalf("operations %v", ops)
 	}
 	if got := out.threads[0].bytes; got <= snapshotMax {
-		t.Errorf("scans passed %d bytes, at most %d: they did not see the %d inserted keys", got, snapshotMax, ops["insert"])
+		t.Errorf("scans passed %d bytes, at most %d: they did not see the %d inserted records", got, snapshotMax, ops["INSERT"])
 	}
 }
 
