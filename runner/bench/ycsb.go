@@ -151,7 +151,6 @@ func isDigits(s string) bool {
 	return true
 }
 
-
 // ycsbOps is CoreWorkload's operation chooser (a DiscreteGenerator): the operations with a
 // positive share, in YCSB's order, each taking its share of the sum, picked by one uniform draw.
 type ycsbOps struct {
