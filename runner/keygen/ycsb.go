@@ -197,7 +197,7 @@ const (
 type zipfState struct {
 	count       int64
 	zetan, eta  float64
-	half, alpha float64 // 1 + 0.5^theta; 1/(1-theta)
+	half float64 // 1 + 0.5^theta
 }
 
 // YCSBZipfian is YCSB's ZipfianGenerator over [0, items): Gray et al.'s algorithm. Asked for a
@@ -225,8 +225,8 @@ func NewYCSBZipfian(items int64, zetan float64) *YCSBZipfian {
 
 func (z *YCSBZipfian) state(count int64, zetan float64) *zipfState {
 	return &zipfState{count: count, zetan: zetan,
-		eta:  (1 - math.Pow(2.0/float64(z.items), 1-z.theta)) / (1 - z.zeta2theta/zetan),
-		half: 1.0 + math.Pow(0.5, z.theta), alpha: 1.0 / (1.0 - z.theta)}
+		eta:  (1 - powCR(2.0/float64(z.items), 1-z.theta)) / (1 - z.zeta2theta/zetan),
+		half: 1.0 + powCR(0.5, z.theta)}
 }
 
 // YCSBZeta is ZipfianGenerator.zetastatic(st, n, 0.99, initial): initial plus 1/(i+1)^0.99 for i in
@@ -262,8 +262,37 @@ func zipfRank(s *zipfState, u float64, itemcount int64) int64 {
 	if uz < s.half {
 		return 1
 	}
-	return int64(float64(itemcount) * math.Pow(s.eta*u-s.eta+1, s.alpha))
+	return int64(float64(itemcount) * powAlpha(s.eta*u-s.eta+1))
 }
+
+// ycsbAlphaInt and ycsbAlphaFrac split YCSB's alpha = 1/(1-0.99) = 99.99999999999991 into 100 and
+// the rest.
+var ycsbAlphaInt, ycsbAlphaFrac = func() (float64, float64) {
+	theta := YCSBTheta
+	a := 1.0 / (1.0 - theta)
+	return math.Round(a), a - math.Round(a)
+}()
+
+// powAlpha is x^alpha for x in (0, 1], correctly rounded. The rank is the item count times it,
+// truncated, so a last-bit difference moves a rank now and then (Go's math.Pow is a few ulps off
+// here, YCSB's JVM's Math.pow is not): x^100 exactly in double-double arithmetic, times
+// x^(alpha-100) = exp((alpha-100) ln x) = 1 + (alpha-100) ln x (the exponent is below 3e-12, so the
+// next term is 24 orders of magnitude below the result).
+func powAlpha(x float64) float64 {
+	ph, pl := 1.0, 0.0 // x^k so far
+	bh, bl := x, 0.0   // x^(2^i)
+	for k := int(ycsbAlphaInt); k > 0; k >>= 1 {
+		if k&1 == 1 {
+			ph, pl = ddMul(ph, pl, bh, bl)
+		}
+		if k > 1 {
+			bh, bl = ddMul(bh, bl, bh, bl)
+		}
+	}
+	t := ycsbAlphaFrac * math.Log(x)
+	return ph + (pl + ph*t)
+}
+
 
 // ScrambledZipfian is YCSB's ScrambledZipfianGenerator over [0, itemcount): a zipfian rank over
 // 10^10+1 items with YCSB's precomputed zeta, folded onto the items by fnvhash64(rank) % itemcount.
