@@ -154,15 +154,18 @@ func (d *recordingDB) add(op byte, key []byte, n int32) {
 	d.mu.Unlock()
 }
 
-func (d *recordingDB) Get(key []byte) (bool, int, error) { d.add('G', key, 0); return true, d.recLen, nil }
-func (d *recordingDB) Put(key, _ []byte) error           { d.add('P', key, 0); return nil }
-func (d *recordingDB) PutSync(key, v []byte) error       { return d.Put(key, v) }
-func (d *recordingDB) Delete([]byte) error               { return fmt.Errorf("recordingDB: YCSB does not delete") }
-func (d *recordingDB) NewBatch() engine.Batch            { panic("recordingDB: no batches") }
-func (d *recordingDB) NewIterator() engine.Iterator      { return &recordingIter{db: d} }
-func (d *recordingDB) Flush() error                      { return nil }
-func (d *recordingDB) Version() string                   { return "recording" }
-func (d *recordingDB) Close() error                      { return nil }
+func (d *recordingDB) Get(key []byte) (bool, int, error) {
+	d.add('G', key, 0)
+	return true, d.recLen, nil
+}
+func (d *recordingDB) Put(key, _ []byte) error      { d.add('P', key, 0); return nil }
+func (d *recordingDB) PutSync(key, v []byte) error  { return d.Put(key, v) }
+func (d *recordingDB) Delete([]byte) error          { return fmt.Errorf("recordingDB: YCSB does not delete") }
+func (d *recordingDB) NewBatch() engine.Batch       { panic("recordingDB: no batches") }
+func (d *recordingDB) NewIterator() engine.Iterator { return &recordingIter{db: d} }
+func (d *recordingDB) Flush() error                 { return nil }
+func (d *recordingDB) Version() string              { return "recording" }
+func (d *recordingDB) Close() error                 { return nil }
 
 // recordingIter is positioned on a record after every seek and next.
 type recordingIter struct {

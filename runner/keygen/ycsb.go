@@ -195,9 +195,9 @@ const (
 
 // zipfState is a ZipfianGenerator's zeta over count items and the eta that goes with it.
 type zipfState struct {
-	count       int64
-	zetan, eta  float64
-	half float64 // 1 + 0.5^theta
+	count      int64
+	zetan, eta float64
+	half       float64 // 1 + 0.5^theta
 }
 
 // YCSBZipfian is YCSB's ZipfianGenerator over [0, items): Gray et al.'s algorithm. Asked for a
@@ -292,7 +292,6 @@ func powAlpha(x float64) float64 {
 	t := ycsbAlphaFrac * math.Log(x)
 	return ph + (pl + ph*t)
 }
-
 
 // ScrambledZipfian is YCSB's ScrambledZipfianGenerator over [0, itemcount): a zipfian rank over
 // 10^10+1 items with YCSB's precomputed zeta, folded onto the items by fnvhash64(rank) % itemcount.
