@@ -352,7 +352,7 @@ func FillYCSBBytes(dst []byte, r *Rand) {
 	}
 }
 
-// YCSBRecords is a read-only pool of about 1 MiB of serialized YCSB records with random fields,
+// YCSBRecords is a read-only pool of about 1 MiB (at least two records) of serialized YCSB records with random fields,
 // handed out in turn as db_bench hands out values from its buffer, so that writing a record costs
 // no copy. A record is laid out as YCSB's RocksDB binding serializes it: per field a 4-byte
 // big-endian name length, the name ("field0", ...), a 4-byte big-endian value length and the value.
@@ -373,7 +373,7 @@ func NewYCSBRecords(fieldCount, fieldLength int, ratio float64, seed uint64) *YC
 		r.seg[f+1] = r.seg[f] + 8 + len("field"+strconv.Itoa(f)) + fieldLength
 	}
 	r.recLen = r.seg[fieldCount]
-	r.n = max(1, (1<<20)/r.recLen)
+	r.n = max(2, (1<<20)/r.recLen)
 	r.data = make([]byte, r.n*r.recLen)
 	rnd := NewRand(seed)
 	var vals *Values
