@@ -289,6 +289,40 @@ func TestErrors(t *testing.T) {
 		{"db_bench argument that is not a flag", func(c *api.RunnerConfig) {
 			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "readrandom"}}}
 		}, `"readrandom" is not a --flag`},
+		{"ycsb on db_bench keys", func(c *api.RunnerConfig) {
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "ycsb workloads need YCSB's records: dataset.ycsb"},
+		{"db_bench workload on YCSB records", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads = append(c.Workloads, api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}})
+		}, "workload fillseq needs db_bench's keys"},
+		{"key size on YCSB records", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB, c.Dataset.KeySize = &api.YCSBRecordSpec{}, 24
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "keySize, valueSize, valueSizeRange, prefixSize and keysPerPrefix do not apply"},
+		{"too many fields", func(c *api.RunnerConfig) {
+			n := int32(2000)
+			c.Dataset.YCSB = &api.YCSBRecordSpec{FieldCount: &n}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "fieldCount 2000 out of range [1, 1000]"},
+		{"record over 1Mi", func(c *api.RunnerConfig) {
+			l := int32(200_000)
+			c.Dataset.YCSB = &api.YCSBRecordSpec{FieldLength: &l}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "fieldCount x fieldLength at most 1Mi"},
+		{"unknown insert order", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{InsertOrder: "random"}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, `unknown insertOrder "random"`},
+		{"unknown update mode", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A", UpdateMode: "blind"}}}
+		}, `unknown updateMode "blind"`},
+		{"plain table on YCSB keys", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB, c.Engine.Options.PlainTable = &api.YCSBRecordSpec{}, new(bool)
+			*c.Engine.Options.PlainTable = true
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "plainTable needs fixed-length keys"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -221,3 +222,104 @@ func TestYCSBEScansSeeInserts(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// YCSB records loaded every way: each record 0..n-1 once under its YCSB key, whole. The bulk load
+// sorts a few key groups at a time; a budget of 500 numbers makes it take many passes.
+func TestYCSBLoad(t *testing.T) {
+	defer func(b int64) { ycsbSortBudget = b }(ycsbSortBudget)
+	ycsbSortBudget = 500
+	const n = 5000
+	for _, c := range []struct {
+		eng   api.EngineName
+		load  api.LoadMode
+		shape api.YCSBRecordSpec
+	}{
+		{api.EngineRocksDB, api.LoadBulk, api.YCSBRecordSpec{}},
+		{api.EnginePebble, api.LoadBulk, api.YCSBRecordSpec{InsertOrder: api.YCSBInsertOrdered}},
+		{api.EnginePebble, api.LoadBulk, api.YCSBRecordSpec{InsertOrder: api.YCSBInsertOrdered, ZeroPadding: ptr(int32(3)), FieldCount: ptr(int32(2))}},
+		{api.EngineLevelDB, api.LoadBulk, api.YCSBRecordSpec{}}, // falls back to puts in YCSB's order
+		{api.EngineRocksDB, api.LoadFillSeq, api.YCSBRecordSpec{FieldLength: ptr(int32(10))}},
+		{api.EnginePebble, api.LoadFillRandom, api.YCSBRecordSpec{}},
+	} {
+		name := fmt.Sprintf("%s %s %+v", c.eng, c.load, c.shape)
+		path := filepath.Join(t.TempDir(), "db")
+		shape := c.shape
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: c.eng}, DBPath: path, Threads: []int32{1},
+			Dataset:   api.DatasetSpec{Num: ptr(int64(n)), LoadMode: c.load, YCSB: &shape},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadWaitForCompaction}}}
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Load == nil || res.Load.Ops != n {
+			t.Fatalf("%s: load %+v", name, res.Load)
+		}
+		ds, _ := ResolveDataset(cfg.Dataset)
+		db, err := engine.Open(c.eng, engine.Config{Path: path, MustExist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{}
+		for i := range int64(n) {
+			want[string(keygen.YCSBKey(nil, i, !ds.YCSB.ordered, ds.YCSB.zeroPadding))] = true
+		}
+		it := db.NewIterator()
+		got := 0
+		for it.SeekToFirst(); it.Valid(); it.Next() {
+			if !want[string(it.Key())] || it.ValueSize() != ds.ValueMin {
+				t.Fatalf("%s: key %q (%d bytes of value) is not a record's", name, it.Key(), it.ValueSize())
+			}
+			delete(want, string(it.Key()))
+			got++
+		}
+		it.Close()
+		db.Close()
+		if got != n || len(want) != 0 {
+			t.Errorf("%s: %d records, %d missing", name, got, len(want))
+		}
+	}
+}
+
+// updateMode overwrite puts the written field alone, without a get (the Pegasus binding); merge
+// reads the record and puts it whole (YCSB's RocksDB binding).
+func TestYCSBUpdateModes(t *testing.T) {
+	for _, mode := range []api.YCSBUpdateMode{api.YCSBUpdateMerge, api.YCSBUpdateOverwrite} {
+		path := filepath.Join(t.TempDir(), "db")
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: path, Threads: []int32{2},
+			Dataset: api.DatasetSpec{Num: ptr(int64(1000)), LoadMode: api.LoadBulk, YCSB: &api.YCSBRecordSpec{}},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadYCSB, Num: ptr(int64(2000)),
+				YCSB: &api.YCSBSpec{Workload: "A", UpdateMode: mode}}}}
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := map[string]int64{}
+		for _, o := range res.Phases[0].Operations {
+			ops[o.Name] = o.Ops
+		}
+		e := res.Phases[0].EngineOps
+		wantGets := ops["READ"] + ops["UPDATE"]
+		if mode == api.YCSBUpdateOverwrite {
+			wantGets = ops["READ"]
+		}
+		if e == nil || e.Gets != wantGets || e.Puts != ops["UPDATE"] || ops["UPDATE"] == 0 {
+			t.Fatalf("%s: engine calls %+v for %v", mode, e, ops)
+		}
+		db, err := engine.Open(api.EnginePebble, engine.Config{Path: path, MustExist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes := map[int]int{}
+		it := db.NewIterator()
+		for it.SeekToFirst(); it.Valid(); it.Next() {
+			sizes[it.ValueSize()]++
+		}
+		it.Close()
+		db.Close()
+		oneField := 4 + len("field0") + 4 + 100
+		if mode == api.YCSBUpdateMerge && (len(sizes) != 1 || sizes[1140] != 1000) ||
+			mode == api.YCSBUpdateOverwrite && (sizes[oneField] == 0 || sizes[oneField]+sizes[1140] != 1000) {
+			t.Errorf("%s: record sizes %v", mode, sizes)
+		}
+	}
+}

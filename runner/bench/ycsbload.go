@@ -8,7 +8,7 @@ import (
 
 // ycsbSortBudget is how many key numbers a YCSB bulk load holds at once (8 bytes each): 64 MiB,
 // whatever the dataset's size.
-const ycsbSortBudget = 8 << 20
+var ycsbSortBudget int64 = 8 << 20
 
 // ycsbRecords is the dataset's pool of YCSB records.
 func (e *env) ycsbRecords() *keygen.YCSBRecords {
