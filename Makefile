@@ -75,6 +75,10 @@ test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, 
 		go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) fuzz
 
+.PHONY: test-ycsb-full
+test-ycsb-full: deps ## The runner's YCSB against YCSB core 0.17.0 at 1M records and 2M operations (make test runs it at 100k/200k).
+	KVBENCH_YCSB_FULL=1 go test ./runner/bench -run TestYCSBConformance -v -count=1 -timeout 30m
+
 # Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
 # Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
 FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzFromLog ./controllers/archive:FuzzDecompress \

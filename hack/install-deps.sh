@@ -6,6 +6,7 @@ PKGS=(
   librocksdb-dev libleveldb-dev rocksdb-tools   # engines (cgo) and the reference db_bench 7.8.3
   libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # RocksDB's compression libs (static link)
   etcd-server                                    # fallback etcd for envtest
+  openjdk-17-jdk-headless maven                  # YCSB core (Maven Central), the runner's YCSB reference (hack/ycsb-ref.sh)
   build-essential pkg-config curl ca-certificates git util-linux python3 python3-yaml
 )
 missing=()
