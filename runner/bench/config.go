@@ -214,9 +214,6 @@ func Validate(cfg *api.RunnerConfig) error {
 	if len(cfg.Workloads) == 0 {
 		return fmt.Errorf("no workloads (--benchmarks)")
 	}
-	if err := checkYCSBDataset(cfg); err != nil {
-		return err
-	}
 	for i, w := range cfg.Workloads {
 		if !validWorkloads[w.Name] {
 			return fmt.Errorf("unknown workload %q", w.Name)
@@ -271,7 +268,7 @@ func Validate(cfg *api.RunnerConfig) error {
 			}
 		}
 	}
-	return nil
+	return checkYCSBDataset(cfg)
 }
 
 // checkYCSBDataset: ycsb workloads need YCSB records, which nothing but them can use.
@@ -281,7 +278,7 @@ func checkYCSBDataset(cfg *api.RunnerConfig) error {
 		case w.Name == api.WorkloadYCSB && cfg.Dataset.YCSB == nil:
 			return fmt.Errorf("ycsb workloads need YCSB's records: dataset.ycsb (user + hash keys, fieldCount x fieldLength fields; {} for YCSB's defaults)")
 		case w.Name != api.WorkloadYCSB && !isStatsWorkload(w.Name) && cfg.Dataset.YCSB != nil:
-			return fmt.Errorf("workload %s needs db_bench's keys; the dataset holds YCSB records (dataset.ycsb), which only ycsb workloads use", w.Name)
+			return fmt.Errorf("workload %s needs db_bench's keys; the dataset holds YCSB records (dataset.ycsb), which only ycsb workloads use (the dataset's loadMode, --load, loads them)", w.Name)
 		}
 	}
 	if o := cfg.Engine.Options; cfg.Dataset.YCSB != nil && o.PlainTable != nil && *o.PlainTable {
