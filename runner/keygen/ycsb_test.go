@@ -194,3 +194,29 @@ func TestScrambledZipfianRange(t *testing.T) {
 		t.Errorf("rank 0's item drew %.4f of requests, want %.4f", float64(hits)/draws, p)
 	}
 }
+
+// The key chooser is on every YCSB operation's path: YCSB's scrambled zipfian (a draw, the
+// correctly rounded pow, fnvhash64 and the fold) and its key against the runner's earlier chooser
+// (a zipfian over the records through a Feistel permutation, big-endian keys), side by side:
+//
+//	go test ./runner/keygen -run '^$' -bench Chooser -count 5
+func BenchmarkChooser(b *testing.B) {
+	const n = 1_000_000
+	b.Run("scrambled zipfian, YCSB key", func(b *testing.B) {
+		z, r := NewScrambledZipfian(n+1), NewSplitMix(1)
+		key := make([]byte, 0, 24)
+		b.ResetTimer()
+		for range b.N {
+			key = YCSBKey(key[:0], z.Next(r.Float64()), true, 1)
+		}
+	})
+	b.Run("permuted zipfian, db_bench key", func(b *testing.B) {
+		z, p, r := NewZipfian(n, YCSBTheta), NewPermutation(n, 7), NewRand(1)
+		k := Keys{KeySize: 16, Num: n}
+		key := k.Make()
+		b.ResetTimer()
+		for range b.N {
+			k.Put(key, p.At(z.Next(r.Float64())))
+		}
+	})
+}
