@@ -226,6 +226,10 @@ func (t *thread) get(db engine.DB, keys keygen.Keys, v uint64) error {
 // engineOps counts a thread's engine calls.
 type engineOps struct{ gets, puts, seeks, nexts int64 }
 
+func (a *engineOps) add(b engineOps) {
+	a.gets, a.puts, a.seeks, a.nexts = a.gets+b.gets, a.puts+b.puts, a.seeks+b.seeks, a.nexts+b.nexts
+}
+
 // reportedOp is an operation of a phase's breakdown and the op kinds it merges.
 type reportedOp struct {
 	name  string
@@ -302,8 +306,9 @@ type phaseOutcome struct {
 // the handed-over histograms into the phase totals and into the interval's, and fills in an
 // interval's p99 once every worker has moved past it.
 type intervals struct {
-	ticks atomic.Int64 // report ticks so far; interval j ends at edges[j]
-	kinds []opKind     // the kinds the phase's latency covers (phase.kinds)
+	ticks atomic.Int64     // report ticks so far; interval j ends at edges[j]
+	kinds []opKind         // the kinds the workers record (phase.kinds and phase.inner)
+	inner [numOpKinds]bool // phase.inner: in the totals, not in the intervals' p99
 
 	mu     sync.Mutex
 	edges  []time.Duration // since base
@@ -324,11 +329,14 @@ type closedInterval struct {
 	hists [numOpKinds]*hist.Histogram
 }
 
-func newIntervals(kinds []opKind, threads int) *intervals {
-	iv := &intervals{kinds: kinds, cur: make([]int64, threads), open: map[int64]*hist.Histogram{},
+func newIntervals(kinds, inner []opKind, threads int) *intervals {
+	iv := &intervals{kinds: append(slices.Clone(kinds), inner...), cur: make([]int64, threads), open: map[int64]*hist.Histogram{},
 		p99: map[int64]float64{}, latest: -1}
-	for _, k := range kinds {
+	for _, k := range iv.kinds {
 		iv.total[k] = hist.New()
+	}
+	for _, k := range inner {
+		iv.inner[k] = true
 	}
 	return iv
 }
@@ -404,7 +412,9 @@ func (iv *intervals) collect() {
 				m = hist.New()
 				iv.open[c.idx] = m
 			}
-			m.Merge(h)
+			if !iv.inner[k] {
+				m.Merge(h)
+			}
 			h.Reset()
 			free = append(free, h)
 		}
@@ -433,15 +443,14 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	base := time.Now()
-	recorded := append(slices.Clone(p.kinds), p.inner...)
-	iv := newIntervals(recorded, p.threads)
+	iv := newIntervals(p.kinds, p.inner, p.threads)
 	ts := make([]*thread, p.threads)
 	for i := range ts {
 		seed := e.ds.Seed*1000003 + e.seedSalt*7919 + uint64(i) + 1
 		t := &thread{id: i, rand: keygen.NewRand(seed), key: e.ds.Keys().Make(),
 			values: keygen.NewValues(seed^0x5bd1e995, e.ds.Ratio, e.ds.ValueMin, e.ds.ValueMax),
 			base:   base, stop: &stop, ivl: iv}
-		for _, k := range recorded {
+		for _, k := range iv.kinds {
 			t.hist(k)
 		}
 		ts[i] = t
@@ -580,7 +589,7 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 		found += t.found
 		reads += t.reads
 		bytes += t.bytes
-		eng.gets, eng.puts, eng.seeks, eng.nexts = eng.gets+t.eng.gets, eng.puts+t.eng.puts, eng.seeks+t.eng.seeks, eng.nexts+t.eng.nexts
+		eng.add(t.eng)
 		threadSeconds += (t.end - t.start).Seconds()
 	}
 	if p.engineOps {
