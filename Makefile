@@ -88,6 +88,10 @@ test-arm64: deps ## The arm64 runner image under qemu-user: runner fillseq,readr
 	WHAT=runner hack/build-images.sh >/dev/null
 	go test -count=1 -tags qemu ./test/multiarch -layout $(BIN)/images/oci/kvbench-runner -v
 
+.PHONY: test-ycsb-full
+test-ycsb-full: deps ## The runner's YCSB against YCSB core 0.17.0 at 1M records and 2M operations (make test runs it at 100k/200k).
+	KVBENCH_YCSB_FULL=1 go test ./runner/bench -run TestYCSBConformance -v -count=1 -timeout 30m
+
 # Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
 # Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
 FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzReadLog ./controllers/archive:FuzzDecompress ./controllers/metrics:FuzzGather \

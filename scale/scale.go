@@ -175,6 +175,9 @@ func setMedium(s *kvv1.KVBenchmarkSpec, t Target) error {
 
 // entryBytes is one key plus the average value, as the runner turns a size into a key count.
 func entryBytes(d kvv1.DatasetSpec) float64 {
+	if d.YCSB != nil {
+		return kvv1.YCSBEntryBytes(d)
+	}
 	key, value := float64(d.KeySize), float64(d.ValueSize)
 	if key == 0 {
 		key = 16

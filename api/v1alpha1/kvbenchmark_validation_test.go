@@ -42,6 +42,20 @@ func wl(name kvv1.WorkloadName, f ...func(*kvv1.WorkloadSpec)) kvv1.WorkloadSpec
 
 func qty(s string) *resource.Quantity { return ptr.To(resource.MustParse(s)) }
 
+// ycsbOn puts ycsb workloads on YCSB's records (dataset.ycsb, YCSB's defaults unless f changes them).
+func ycsbOn(b *w.KVBenchmarkWrapper, f func(*kvv1.YCSBRecordSpec), ws ...kvv1.WorkloadSpec) *w.KVBenchmarkWrapper {
+	return b.Dataset(func(d *kvv1.DatasetSpec) {
+		d.YCSB = &kvv1.YCSBRecordSpec{}
+		if f != nil {
+			f(d.YCSB)
+		}
+	}).Workloads(ws...)
+}
+
+func ycsbWL(spec kvv1.YCSBSpec) kvv1.WorkloadSpec {
+	return wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &spec })
+}
+
 var _ = Describe("KVBenchmark validation", func() {
 	DescribeTable("rejects invalid specs with a specific message",
 		func(b *w.KVBenchmarkWrapper, wantMsg string) {
@@ -95,6 +109,28 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("ycsb readPercent and readWriteRatio both", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
 			s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadPercent: ptr.To[int32](90), ReadWriteRatio: "30:1"}
 		})), "ycsb: set readPercent or readWriteRatio, not both"),
+		Entry("ycsb on db_bench's keys", base().Workloads(ycsbWL(kvv1.YCSBSpec{Workload: "A"})), "ycsb workloads need dataset.ycsb"),
+		Entry("a db_bench workload on YCSB's records", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"}), wl(kvv1.WorkloadReadRandom)),
+			"dataset.ycsb holds YCSB records, which only ycsb workloads"),
+		Entry("keySize on YCSB's records", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"})).Dataset(func(d *kvv1.DatasetSpec) { d.KeySize = 24 }),
+			"YCSB records are sized by ycsb.fieldCount and ycsb.fieldLength"),
+		Entry("valueSizeRange on YCSB's records", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"})).Dataset(func(d *kvv1.DatasetSpec) {
+			d.ValueSizeRange = &kvv1.SizeRange{Min: 1, Max: 10}
+		}), "YCSB records are sized by ycsb.fieldCount and ycsb.fieldLength"),
+		Entry("1001 fields", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.FieldCount = ptr.To[int32](1001) }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"spec.dataset.ycsb.fieldCount"),
+		Entry("a record over 1Mi", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.FieldLength = ptr.To[int32](200_000) }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"fieldCount x fieldLength must be at most 1Mi"),
+		Entry("insertOrder random", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.InsertOrder = "random" }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"Unsupported value: \"random\""),
+		Entry("zeroPadding 20", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.ZeroPadding = ptr.To[int32](20) }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"spec.dataset.ycsb.zeroPadding"),
+		Entry("updateMode blind", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A", UpdateMode: "blind"})), "Unsupported value: \"blind\""),
+		Entry("requestDistribution hotspot", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A", RequestDistribution: ptr.To[kvv1.YCSBDistribution]("hotspot")})),
+			"ycsb.requestDistribution \"hotspot\" is not supported"),
+		// 1M YCSB records are 1.16 GB (23 + 1140 bytes each), not 1M x (16 + 100).
+		Entry("storage that holds 1M db_bench entries but not 1M YCSB records", ycsbOn(base().DatasetNum(1_000_000).Storage(kvv1.MediumLocalNVMe, "1Gi", ""),
+			nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"})), "storage.size: 1024Mi is too small"),
 		Entry("pulse block on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) {
 			s.Pulse = &kvv1.PulseSpec{Reads: 1, Interval: metav1.Duration{Duration: 1e9}, Rounds: 1}
 		})), "a pulse workload needs the pulse block"),
@@ -280,8 +316,7 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("the default tmpfs spec", base()),
 		Entry("the measurement protocol: warm-ups by ops and by duration, settle, reset perPoint", base().Workloads(
 			wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](1000)} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
-				s.YCSB = &kvv1.YCSBSpec{Workload: "E"}
+			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) {
 				s.Warmup = &kvv1.WarmupSpec{Duration: &metav1.Duration{Duration: 30e9}}
 			})).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 600e9}}
@@ -316,13 +351,11 @@ var _ = Describe("KVBenchmark validation", func() {
 			BloomBits: ptr.To[int32](10), WriteBufferSize: qty("64Mi"), MaxOpenFiles: ptr.To[int32](-1), Compression: ptr.To(kvv1.CompressionSnappy)}})),
 		Entry("rocksdb in-memory seed: plainTable with a prefix", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 12; d.KeysPerPrefix = 10 }).
 			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{PlainTable: ptr.To(true), MmapRead: ptr.To(true)}})),
-		Entry("readwhilewriting, pulse, ycsb A and E, dbbench", base().Workloads(
+		Entry("readwhilewriting, pulse, dbbench", base().Workloads(
 			wl(kvv1.WorkloadReadWhileWriting, func(s *kvv1.WorkloadSpec) { s.WritesPerSecond = ptr.To[int64](10000) }),
 			wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
 				s.Pulse = &kvv1.PulseSpec{Reads: 100, Writes: 10, Deletes: 10, Interval: metav1.Duration{Duration: 1e9}, Rounds: 5}
 			}),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "E"} }),
 			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
 				s.DBBenchArgs = []string{"--benchmarks=readrandom"}
 				s.Threads = []int32{1}
@@ -351,12 +384,26 @@ var _ = Describe("KVBenchmark validation", func() {
 			kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("64Ki"), CacheSize: qty("0")}},
 			kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{WriteBufferSize: qty("64Mi"), MaxWriteBufferNumber: ptr.To[int32](4)}},
 			kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("64Mi"), MaxOpenFiles: ptr.To[int32](-1)}})),
-		Entry("ycsb with Pegasus read:write ratios 30:1, 0:1, 1:0, and readPercent", base().Workloads(
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "D", ReadWriteRatio: "0:1"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "F", ReadWriteRatio: "1:0"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "B", ReadPercent: ptr.To[int32](75)} }),
+		Entry("ycsb with Pegasus read:write ratios 30:1, 0:1, 1:0, and readPercent", ycsbOn(base(), nil,
+			ycsbWL(kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "D", ReadWriteRatio: "0:1"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "F", ReadWriteRatio: "1:0"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "B", ReadPercent: ptr.To[int32](75)}),
 		)),
+		Entry("ycsb with every YCSB option, a warm-up and the pseudo-workloads", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) {
+			y.FieldCount, y.FieldLength, y.InsertOrder, y.ZeroPadding = ptr.To[int32](1), ptr.To[int32](320), kvv1.YCSBInsertOrdered, ptr.To[int32](12)
+		},
+			ycsbWL(kvv1.YCSBSpec{Workload: "A", ReadAllFields: ptr.To(false), WriteAllFields: ptr.To(true), UpdateMode: kvv1.YCSBUpdateOverwrite,
+				RequestDistribution: ptr.To[kvv1.YCSBDistribution]("permutedZipfian")}),
+			wl(kvv1.WorkloadWaitForCompaction),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+				s.YCSB = &kvv1.YCSBSpec{Workload: "E", MaxScanLength: ptr.To[int32](10)}
+				s.Warmup = &kvv1.WarmupSpec{Duration: &metav1.Duration{Duration: 30e9}}
+			}),
+			wl(kvv1.WorkloadStats),
+		)),
+		Entry("100k YCSB records on storage sized for them (100k x 1163 bytes)", ycsbOn(base().DatasetNum(100_000).Storage(kvv1.MediumLocalNVMe, "1Gi", ""),
+			nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"}))),
 		Entry("persistentVolume with a class, cpu, direct I/O, digest image", base().Storage(kvv1.MediumPersistentVolume, "20Gi", "standard").CPU("2").
 			EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 				s.CacheMode = kvv1.CacheDirect

@@ -47,7 +47,8 @@ func EngineMemoryBytes(e EngineSpec) float64 {
 		qf(o.WriteBufferSize, DefaultWriteBufferBytes(e.Name))*writeBufferCount(e)
 }
 
-// DatasetBytesF is the logical dataset size: size, or num x (keySize + average value size), in
+// DatasetBytesF is the logical dataset size: size, or num x (keySize + average value size) (YCSB
+// records: num x YCSBEntryBytes), in
 // float64 so that no spec overflows it (CEL computes it in double too). Zero key and value sizes
 // are the API server's defaults (16, 100), which a Go client's omitempty leaves out.
 func DatasetBytesF(d DatasetSpec) float64 {
@@ -56,6 +57,9 @@ func DatasetBytesF(d DatasetSpec) float64 {
 	}
 	if d.Num == nil {
 		return 0
+	}
+	if d.YCSB != nil {
+		return float64(*d.Num) * YCSBEntryBytes(d)
 	}
 	key, value := d.KeySize, d.ValueSize
 	if key == 0 {

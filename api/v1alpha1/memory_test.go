@@ -74,6 +74,11 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 	if r.IntN(4) == 0 {
 		s.Dataset.ValueSizeRange, s.Dataset.ValueSize = nil, int32(1<<20+r.IntN(4<<20))
 	}
+	if s.Workloads[0].Name == kvv1.WorkloadYCSB {
+		// YCSB records (dataset.ycsb) with db_bench's default key and value fields, as the CRD wants.
+		s.Dataset.KeySize, s.Dataset.ValueSize, s.Dataset.ValueSizeRange = 16, 100, nil
+		s.Dataset.YCSB = &kvv1.YCSBRecordSpec{FieldCount: ptr.To(int32(1 + r.IntN(20))), FieldLength: ptr.To(int32(1 + r.IntN(2000)))}
+	}
 	s.Reset = []kvv1.ResetMode{"", kvv1.ResetNone, kvv1.ResetPerPoint, kvv1.ResetPerIteration}[r.IntN(4)]
 	s.Repeat = int32(1 + r.IntN(3))
 	s.Dataset.LoadMode = []kvv1.LoadMode{kvv1.LoadBulk, kvv1.LoadFillRandom, kvv1.LoadNone}[r.IntN(3)]

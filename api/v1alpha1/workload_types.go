@@ -72,10 +72,10 @@ type DatasetSpec struct {
 	// overrides valueSize.
 	// +optional
 	ValueSizeRange *SizeRange `json:"valueSizeRange,omitempty"`
-	// CompressionRatioPercent is how compressible values are, as db_bench's --compression_ratio x 100.
+	// CompressionRatioPercent is how compressible values are, as db_bench's --compression_ratio x 100
+	// (unset: 50, db_bench's default; for YCSB records unset means YCSB's own random field bytes).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
-	// +kubebuilder:default=50
 	// +optional
 	CompressionRatioPercent int32 `json:"compressionRatioPercent,omitempty"`
 	// KeyOrder of the load: sequential (ascending keys) or random.
@@ -99,6 +99,83 @@ type DatasetSpec struct {
 	// Seed makes keys, values and operation choices reproducible (--seed).
 	// +optional
 	Seed int64 `json:"seed,omitempty"`
+	// YCSB makes the dataset YCSB core's records ("user" + hash keys, fieldCount fields of
+	// fieldLength bytes; `ycsb: {}` for YCSB's defaults), which ycsb workloads need and other data
+	// workloads cannot use. keySize, valueSize, valueSizeRange and prefixes do not apply to it.
+	// +optional
+	YCSB *YCSBRecordSpec `json:"ycsb,omitempty"`
+}
+
+// YCSBRecordSpec is YCSB core's record layout (CoreWorkload's properties of the same names).
+// +kubebuilder:validation:XValidation:rule="(has(self.fieldCount) ? self.fieldCount : 10) * (has(self.fieldLength) ? self.fieldLength : 100) <= 1048576",message="dataset.ycsb: fieldCount x fieldLength must be at most 1Mi"
+type YCSBRecordSpec struct {
+	// FieldCount is the number of fields per record (fieldcount, default 10).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	FieldCount *int32 `json:"fieldCount,omitempty"`
+	// FieldLength is each field's length in bytes (fieldlength, constant; default 100).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	FieldLength *int32 `json:"fieldLength,omitempty"`
+	// InsertOrder: hashed (default) names record n "user" + fnvhash64(n), so records and inserts
+	// spread over the key space; ordered names it "user" + n (insertorder).
+	// +optional
+	InsertOrder YCSBInsertOrder `json:"insertOrder,omitempty"`
+	// ZeroPadding left-pads the number in the key with zeros to this many digits (zeropadding,
+	// default 1: none).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=19
+	// +optional
+	ZeroPadding *int32 `json:"zeroPadding,omitempty"`
+}
+
+// YCSBInsertOrder is CoreWorkload's insertorder.
+// +kubebuilder:validation:Enum=hashed;ordered
+type YCSBInsertOrder string
+
+const (
+	YCSBInsertHashed  YCSBInsertOrder = "hashed"
+	YCSBInsertOrdered YCSBInsertOrder = "ordered"
+)
+
+// YCSB record accounting, shared by the runner, the planner and the CRD's size rules.
+const (
+	// YCSBKeyBytes is the size counted for a YCSB key: "user" and 19 digits, the longest (and, with
+	// insertorder hashed, 89% of keys).
+	YCSBKeyBytes = 23
+	// DefaultYCSBFieldCount and DefaultYCSBFieldLength are CoreWorkload's defaults.
+	DefaultYCSBFieldCount  = 10
+	DefaultYCSBFieldLength = 100
+)
+
+// YCSBRecordBytes is the length of a record of n fields of length bytes as YCSB's RocksDB binding
+// stores it: per field a 4-byte name length, the name ("field0", "field1", ...), a 4-byte value
+// length and the value.
+func YCSBRecordBytes(n, length int64) int64 {
+	// names are "field" + i: 5 bytes plus one digit per power of ten i reaches
+	return n*(8+5+1+length) + max(0, n-10) + max(0, n-100)
+}
+
+// YCSBEntryBytes is what one YCSB record counts for in the dataset's size: YCSBKeyBytes plus the record.
+func YCSBEntryBytes(d DatasetSpec) float64 {
+	n, length := d.YCSBShape()
+	return float64(YCSBKeyBytes + YCSBRecordBytes(n, length))
+}
+
+// YCSBShape is a dataset's record layout with YCSB's defaults applied.
+func (d DatasetSpec) YCSBShape() (fieldCount, fieldLength int64) {
+	fieldCount, fieldLength = DefaultYCSBFieldCount, DefaultYCSBFieldLength
+	if y := d.YCSB; y != nil {
+		if y.FieldCount != nil {
+			fieldCount = int64(*y.FieldCount)
+		}
+		if y.FieldLength != nil {
+			fieldLength = int64(*y.FieldLength)
+		}
+	}
+	return fieldCount, fieldLength
 }
 
 // SizeRange is an inclusive range of sizes in bytes.
@@ -278,9 +355,25 @@ type PulseSpec struct {
 // +kubebuilder:validation:MaxLength=32
 type YCSBWorkload string
 
-// YCSBDistribution is a request distribution.
+// YCSBDistribution is a request distribution: YCSB's zipfian (ScrambledZipfianGenerator), uniform
+// and latest (SkewedLatestGenerator), or permutedZipfian: a zipfian over exactly the records that
+// exist when the phase starts, its ranks spread by a seeded permutation (this runner's YCSB chooser
+// before it matched YCSB's: a steeper hot set, never an inserted record).
 // +kubebuilder:validation:MaxLength=32
 type YCSBDistribution string
+
+// YCSBUpdateMode is how an update reaches the engine.
+// +kubebuilder:validation:Enum=merge;overwrite
+type YCSBUpdateMode string
+
+const (
+	// YCSBUpdateMerge reads the record, replaces the written fields and writes it back: a get and a
+	// put, as YCSB's RocksDB binding does.
+	YCSBUpdateMerge YCSBUpdateMode = "merge"
+	// YCSBUpdateOverwrite puts a record of the written fields only, without reading: key-value
+	// bindings such as Pegasus' do this (with one field it is the whole record).
+	YCSBUpdateOverwrite YCSBUpdateMode = "overwrite"
+)
 
 // YCSBSpec configures a YCSB core workload; the letter sets the defaults of the others.
 // +kubebuilder:validation:XValidation:rule="!(has(self.readPercent) && has(self.readWriteRatio))",message="ycsb: set readPercent or readWriteRatio, not both"
@@ -304,14 +397,26 @@ type YCSBSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^0+:0+$')",message="ycsb.readWriteRatio 0:0 has no operations; one side must be positive"
 	// +optional
 	ReadWriteRatio string `json:"readWriteRatio,omitempty"`
-	// RequestDistribution overrides the letter's distribution (zipfian with theta 0.99 by default).
+	// RequestDistribution overrides the letter's distribution (zipfian: YCSB's scrambled zipfian,
+	// theta 0.99; latest for D).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self in ['zipfian', 'uniform', 'latest']",messageExpression="'ycsb.requestDistribution \"' + self + '\" is not supported: use zipfian, uniform or latest'"
+	// +kubebuilder:validation:XValidation:rule="self in ['zipfian', 'uniform', 'latest', 'permutedZipfian']",messageExpression="'ycsb.requestDistribution \"' + self + '\" is not supported: use zipfian, uniform, latest or permutedZipfian'"
 	RequestDistribution *YCSBDistribution `json:"requestDistribution,omitempty"`
 	// MaxScanLength for E (scan length is uniform in [1, max]); default 100.
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	MaxScanLength *int32 `json:"maxScanLength,omitempty"`
+	// ReadAllFields: reads and scans ask for every field (readallfields, default true); false asks for
+	// one random field. The engine reads the whole record either way, as YCSB's RocksDB binding does.
+	// +optional
+	ReadAllFields *bool `json:"readAllFields,omitempty"`
+	// WriteAllFields: updates write every field (writeallfields, default false: one random field).
+	// +optional
+	WriteAllFields *bool `json:"writeAllFields,omitempty"`
+	// UpdateMode: merge (default, YCSB's RocksDB binding: get, replace the fields, put) or overwrite
+	// (put the written fields alone, as the Pegasus binding does).
+	// +optional
+	UpdateMode YCSBUpdateMode `json:"updateMode,omitempty"`
 }
 
 // RunnerConfig is everything one runner pod does: open one engine, prepare the dataset once, then

@@ -63,7 +63,7 @@ var (
 		"Latency percentiles of a measured phase, from merged per-thread histograms (quantile 1 is the max).",
 		with("quantile"), nil)
 	descOperationOps = prometheus.NewDesc("kvbench_result_operation_ops_per_second",
-		"Throughput of one operation type of a mixed phase (YCSB read/update/insert/scan/readmodifywrite, readrandomwriterandom read/write).",
+		"Throughput of one operation type of a mixed phase (YCSB READ/UPDATE/INSERT/SCAN/READ-MODIFY-WRITE, readrandomwriterandom read/write).",
 		with("operation"), nil)
 	descOperationLatency = prometheus.NewDesc("kvbench_result_operation_latency_seconds",
 		"Latency percentiles of one operation type of a mixed phase (quantile 1 is the max).",

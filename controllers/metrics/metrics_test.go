@@ -122,7 +122,7 @@ func TestCollectorPrefersFullResult(t *testing.T) {
 # TYPE kvbench_result_ops_per_second gauge
 kvbench_result_ops_per_second{` + base + `,phase="0",threads="4",workload="ycsb-a"} 100
 kvbench_result_ops_per_second{` + base + `,phase="1",threads="4",workload="pulse"} 10
-# HELP kvbench_result_operation_ops_per_second Throughput of one operation type of a mixed phase (YCSB read/update/insert/scan/readmodifywrite, readrandomwriterandom read/write).
+# HELP kvbench_result_operation_ops_per_second Throughput of one operation type of a mixed phase (YCSB READ/UPDATE/INSERT/SCAN/READ-MODIFY-WRITE, readrandomwriterandom read/write).
 # TYPE kvbench_result_operation_ops_per_second gauge
 kvbench_result_operation_ops_per_second{` + base + `,operation="read",phase="0",threads="4",workload="ycsb-a"} 60
 kvbench_result_operation_ops_per_second{` + base + `,operation="update",phase="0",threads="4",workload="ycsb-a"} 40

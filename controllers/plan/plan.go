@@ -236,13 +236,17 @@ func waitMessage(blocker, node string) string {
 	return fmt.Sprintf("placement.engines Sequential: runs after %s on node %s", blocker, node)
 }
 
-// DatasetBytes is the logical dataset size: size, or num x (keySize + average value size).
+// DatasetBytes is the logical dataset size: size, or num x (keySize + average value size) (YCSB
+// records: num x kvv1.YCSBEntryBytes).
 func DatasetBytes(d kvv1.DatasetSpec) int64 {
 	if d.Size != nil {
 		return d.Size.Value()
 	}
 	if d.Num == nil {
 		return 0
+	}
+	if d.YCSB != nil {
+		return int64(float64(*d.Num) * kvv1.YCSBEntryBytes(d))
 	}
 	value := int64(d.ValueSize)
 	if d.ValueSizeRange != nil {

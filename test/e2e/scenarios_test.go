@@ -293,8 +293,8 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		}
 		ratios := map[string]bool{}
 		for _, p := range phases("seed-004-1kb", "ycsb-a") {
-			_, reads := opByName(p, "read")
-			_, updates := opByName(p, "update")
+			_, reads := opByName(p, "READ")
+			_, updates := opByName(p, "UPDATE")
 			ratios[fmt.Sprintf("reads=%t updates=%t", reads, updates)] = true
 		}
 		Expect(ratios).To(HaveKey("reads=false updates=true"), "0:1 is writes only")
