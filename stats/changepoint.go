@@ -95,6 +95,10 @@ type MeanStats struct {
 // into the values given to Detect).
 type ChangePoint struct {
 	Index int `json:"index"`
+	// From and To bound the two sides: Before covers values[From:Index], After values[Index:To]
+	// (outliers within are not counted in N).
+	From int `json:"from"`
+	To   int `json:"to"`
 	// Before and After are the points between the previous change point (or boundary) and this one,
 	// and between this one and the next, outliers left out.
 	Before MeanStats `json:"before"`
@@ -171,7 +175,7 @@ func Detect(values []float64, boundaries []int, o DetectOptions) Detection {
 		}
 	}
 	for _, c := range merge(xs, cands, fixed, o) {
-		c.Index = at[c.Index]
+		c.Index, c.From, c.To = at[c.Index], at[c.From], at[c.To-1]+1
 		d.ChangePoints = append(d.ChangePoints, c)
 	}
 	return d
@@ -389,7 +393,7 @@ func merge(xs []float64, cands, fixed map[int]bool, o DetectOptions) []ChangePoi
 				hi = idx[i+1]
 			}
 			cps[i] = describeChange(xs[lo:c], xs[c:hi], c, o)
-			cps[i].Boundary = fixed[c]
+			cps[i].From, cps[i].To, cps[i].Boundary = lo, hi, fixed[c]
 			if cps[i].Boundary || cps[i].Significant && settled(xs, lo, c, hi, cps[i].P, o) {
 				continue
 			}
@@ -440,7 +444,7 @@ const refineReach = 2
 // settled: a change point at c with the newest points after it is not better placed later, where
 // fewer than MinSegment points would follow it. E-divisive with MinSegment points a side would
 // otherwise take an old point into the new side when only MinSegment-1 new points exist yet, name
-// the wrong run, and report the change again, at its place, one run later.
+// the wrong run, and leave the change at the right run unreported.
 func settled(xs []float64, lo, c, hi int, p float64, o DetectOptions) bool {
 	if hi != len(xs) {
 		return true

@@ -124,7 +124,7 @@ func TestDetectBoundary(t *testing.T) {
 		t.Fatalf("got %+v, want the one boundary", d.ChangePoints)
 	}
 	c := d.ChangePoints[0]
-	if c.Index != 20 || !c.Boundary || c.Significant || c.Before.N != 20 || c.After.N != 20 {
+	if c.Index != 20 || !c.Boundary || c.Significant || c.Before.N != 20 || c.After.N != 20 || c.From != 0 || c.To != 40 {
 		t.Errorf("boundary: %+v", c)
 	}
 }
@@ -145,7 +145,7 @@ func TestDetectStatistics(t *testing.T) {
 	if math.Abs(c.Before.CIHigh-c.Before.Mean-2.5706*math.Sqrt(2)/math.Sqrt(6)) > 1e-3 {
 		t.Errorf("before CI %v..%v", c.Before.CILow, c.Before.CIHigh)
 	}
-	if !c.Regression || c.P > 1e-8 {
+	if !c.Regression || c.P > 1e-8 || c.From != 0 || c.To != 12 {
 		t.Errorf("change point %+v", c)
 	}
 }
