@@ -18,14 +18,14 @@ const (
 	ReplaceConcurrent ConcurrencyPolicy = "Replace"
 )
 
-// ConfirmPolicy says whether a suspected regression needs one more run before it is reported.
+// ConfirmPolicy says whether a suspected change point needs one more run before it is reported.
 // +kubebuilder:validation:Enum=None;NextRun;Rerun
 type ConfirmPolicy string
 
 const (
 	// ConfirmNone reports a change point as soon as it is found.
 	ConfirmNone ConfirmPolicy = "None"
-	// ConfirmNextRun reports a regression only if the next scheduled run finds it again.
+	// ConfirmNextRun reports a change point only if the next run finds it again, at the same run.
 	ConfirmNextRun ConfirmPolicy = "NextRun"
 	// ConfirmRerun starts that next run at once, on the node of the run that raised the suspicion.
 	ConfirmRerun ConfirmPolicy = "Rerun"
@@ -84,9 +84,11 @@ type DetectionSpec struct {
 	// +kubebuilder:validation:Maximum=200
 	// +optional
 	Window *int32 `json:"window,omitempty"`
-	// Confirm: None (default) reports a change point when found; NextRun reports a regression only
-	// when the next run finds it again; Rerun starts that run at once, on the same node.
-	// +kubebuilder:default=None
+	// Confirm: NextRun (default) reports a change point only when the next run finds it again at
+	// the same run (with the noise of real repeats this halves the false alarms, for one run more
+	// until the alarm; see docs/operator.md); Rerun starts that run at once, on the node of the
+	// suspected run; None reports a change point as soon as it is found.
+	// +kubebuilder:default=NextRun
 	// +optional
 	Confirm ConfirmPolicy `json:"confirm,omitempty"`
 }

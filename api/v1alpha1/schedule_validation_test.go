@@ -117,7 +117,7 @@ var _ = Describe("KVBenchmarkSchedule validation", func() {
 		Expect(s.Spec.SuccessfulRunsHistoryLimit).To(Equal(ptr.To[int32](3)))
 		Expect(s.Spec.FailedRunsHistoryLimit).To(Equal(ptr.To[int32](1)))
 		Expect(s.Spec.HistoryLimit).To(Equal(ptr.To[int32](100)))
-		Expect(s.Spec.Detection.Confirm).To(Equal(kvv1.ConfirmNone))
+		Expect(s.Spec.Detection.Confirm).To(Equal(kvv1.ConfirmNextRun))
 	})
 
 	// The CEL rule and the operator's parser (robfig/cron, as CronJob's) must agree on every five

@@ -250,8 +250,10 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		Expect(ops.Before.CILow).To(BeNumerically("<", ops.Before.Mean))
 		c := meta.FindStatusCondition(s.Status.Conditions, ConditionRegressed)
 		Expect(c.Status).To(Equal(metav1.ConditionTrue))
-		Expect(c.Message).To(HavePrefix("2 unacknowledged change points; the latest: rocksdb readrandom threads=4 p99Micros rose 100.0% at " + made[12]))
-		Expect(c.Message).To(ContainSubstring("over 12 runs (" + made[0] + ".." + made[11] + ") -> 2000 [1950, 2050] over 3 runs"))
+		// Reported when the 14th run confirmed the change at the 13th (confirm NextRun, the default).
+		Expect(c.Message).To(HavePrefix("2 unacknowledged change points; the latest: rocksdb readrandom threads=4 p99Micros rose 99.8% at " + made[12]))
+		Expect(c.Message).To(ContainSubstring("over 12 runs (" + made[0] + ".." + made[11] + ") -> 1998 [1971, 2025] over 4 runs (" + made[12] + ".." + made[15] + ")"))
+		Expect(c.Message).To(HaveSuffix("; confirmed by the next run"))
 		Expect(meta.IsStatusConditionFalse(s.Status.Conditions, ConditionImproved)).To(BeTrue())
 		evs := e.drain()
 		Expect(eventsWith(evs, "Warning Regressed")).To(HaveLen(2))
@@ -357,6 +359,28 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		Expect(s.Status.ChangePoints[0].Confirmed).To(BeTrue())
 		Expect(s.Status.ChangePoints[0].Child).To(Equal(s.Status.ChangePoints[0].After.First))
 		Expect(meta.IsStatusConditionTrue(s.Status.Conditions, ConditionRegressed)).To(BeTrue())
+	})
+
+	It("reports at once with confirm None", func(ctx context.Context) {
+		e := newEnv(ctx)
+		e.schedule(ctx, "noconfirm", func(s *api.KVBenchmarkSchedule) {
+			s.Spec.Detection.Confirm = api.ConfirmNone
+			s.Spec.Detection.Metrics = []api.DetectionMetric{{Name: api.MetricOpsPerSec}}
+		})
+		e.reconcile(ctx, "noconfirm")
+		for _, v := range []float64{1000, 1010, 990, 1005, 995, 1000, 1008, 992, 1003, 997, 500, 505, 495} {
+			e.due(ctx, "noconfirm")
+			e.reconcile(ctx, "noconfirm")
+			bs := e.children(ctx, "noconfirm")
+			e.finish(ctx, bs[len(bs)-1].Name, api.PhaseSucceeded, v)
+		}
+		e.clock.Step(time.Minute)
+		e.reconcile(ctx, "noconfirm")
+		s := e.get(ctx, "noconfirm")
+		Expect(s.Status.ChangePoints).To(HaveLen(1))
+		Expect(s.Status.ChangePoints[0].After.N).To(Equal(int32(3)))
+		Expect(s.Status.ChangePoints[0].Confirmed).To(BeFalse())
+		Expect(s.Status.Suspects).To(BeEmpty())
 	})
 
 	It("deletes a schedule's runs and history with it (owner references)", func(ctx context.Context) {

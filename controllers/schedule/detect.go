@@ -79,7 +79,7 @@ type findings struct {
 func detect(h *history.History, child string, s *api.KVBenchmarkSchedule, now metav1.Time) findings {
 	var f findings
 	opts := watched(s.Spec.Detection)
-	confirm := s.Spec.Detection.Confirm
+	confirm := s.Spec.Detection.Confirm // "" is the API's default, NextRun
 	suspects := map[string]api.SuspectChangePoint{} // by series
 	for _, sp := range s.Status.Suspects {
 		suspects[sp.Series] = sp
@@ -95,7 +95,7 @@ func detect(h *history.History, child string, s *api.KVBenchmarkSchedule, now me
 		delete(suspects, name)
 		for _, c := range stats.Watch(se.Values(), se.Boundaries(), known(h, se, s.Status.ChangePoints), o) {
 			cp := describe(h, se, c, now)
-			if confirm == api.ConfirmNone || confirm == "" || cp.Direction != api.Regressed || c.Boundary {
+			if confirm == api.ConfirmNone {
 				f.Report = append(f.Report, cp)
 				continue
 			}

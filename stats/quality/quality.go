@@ -12,6 +12,7 @@ import (
 
 	moremath "github.com/aclements/go-moremath/stats"
 
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/stats"
 )
 
@@ -246,6 +247,19 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// Repeats are the ops/s of each sweep point of a result over its repeats (iterations).
+func Repeats(res *api.Result) [][]float64 {
+	var phases []api.PhaseSummary
+	for _, p := range res.Phases {
+		phases = append(phases, p.PhaseSummary)
+	}
+	var out [][]float64
+	for _, p := range stats.Group(string(res.Engine), res.Engine, phases) {
+		out = append(out, p.Values(stats.OpsPerSec))
+	}
+	return out
 }
 
 // Residuals are the relative deviations of repeats from their median (x / median - 1), and their

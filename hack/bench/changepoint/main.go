@@ -96,12 +96,12 @@ func run(series, nullRuns int, covs, shifts string, history int, o stats.DetectO
 			row := fmt.Sprintf("| %s | %s | %.2f |", n.Name, m.Name, null.FalsePer1000)
 			for _, s := range ss {
 				f := quality.Run(m, quality.Scenario{Noise: n, Shift: s, Before: 30, After: 20, Series: series, Seed: 11, Within: 10, Slack: 2})
-				row += fmt.Sprintf(" %.1f%% (%.0f / %.0f) %.0f%% |", 100*f.Found, f.RunsToDetect, f.RunsToDetect95, 100*f.Exact)
+				row += fmt.Sprintf(" %.1f%% (%.0f / %.0f, %.0f%% exact) |", 100*f.Found, f.RunsToDetect, f.RunsToDetect95, 100*f.Exact)
 			}
 			fmt.Println(row)
 		}
 	}
-	fmt.Printf("\nshift columns: share found within 10 runs (median / 95th percentile of runs until the alarm); %s\n", time.Since(start).Round(time.Second))
+	fmt.Printf("\nshift columns: share of series with a regression alarm within 10 runs of the shift, placed within 2 runs of it (median / 95th percentile of runs until the alarm, counting the first slower run as 1; share placed exactly at the first slower run); %s\n", time.Since(start).Round(time.Second))
 	return nil
 }
 
@@ -124,15 +124,7 @@ func measured(file string, cov float64) ([]quality.Noise, error) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	var phases []api.PhaseSummary
-	for _, p := range res.Phases {
-		phases = append(phases, p.PhaseSummary)
-	}
-	var repeats [][]float64
-	for _, p := range stats.Group(string(res.Engine), res.Engine, phases) {
-		repeats = append(repeats, p.Values(stats.OpsPerSec))
-	}
-	r, own := quality.Residuals(repeats)
+	r, own := quality.Residuals(quality.Repeats(&res))
 	if len(r) == 0 || own == 0 {
 		return nil, fmt.Errorf("%s: no point has 3 or more repeats", file)
 	}
