@@ -151,3 +151,7 @@ demo: ## Fresh machine to numbers: build all, cluster up, Prometheus + chart, ru
 .PHONY: test-e2e
 test-e2e: ## e2e suite (test/e2e) on a fresh local cluster, torn down afterwards; diagnostics in bin/e2e-artifacts.
 	hack/e2e.sh
+
+.PHONY: test-e2e-schedule
+test-e2e-schedule: ## The long KVBenchmarkSchedule scenario (about 15 minutes): a slowdown, its change point, the alert in Prometheus, ack.
+	E2E_LABELS=schedule-long hack/e2e.sh

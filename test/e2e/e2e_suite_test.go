@@ -34,12 +34,14 @@ import (
 )
 
 const (
-	release    = "kvb"
-	releaseNS  = "kvbench-system"
-	chartPath  = "../../charts/kvbench-operator"
-	crdName    = "kvbenchmarks.kvbench.io"
-	imageTag   = "v0.1.0"
-	managerSel = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=manager"
+	release   = "kvb"
+	releaseNS = "kvbench-system"
+	chartPath = "../../charts/kvbench-operator"
+	crdName   = "kvbenchmarks.kvbench.io"
+	// scheduleCRD is the KVBenchmarkSchedule CRD, installed and deleted with the other.
+	scheduleCRD = "kvbenchmarkschedules.kvbench.io"
+	imageTag    = "v0.1.0"
+	managerSel  = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=manager"
 )
 
 var (
