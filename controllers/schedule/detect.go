@@ -79,7 +79,7 @@ type findings struct {
 func detect(h *history.History, child string, s *api.KVBenchmarkSchedule, now metav1.Time) findings {
 	var f findings
 	opts := watched(s.Spec.Detection)
-	confirm := s.Spec.Detection.Confirm // "" is the API's default, NextRun
+	confirm := s.Spec.Detection.Confirm             // "" is the API's default, NextRun
 	suspects := map[string]api.SuspectChangePoint{} // by series
 	for _, sp := range s.Status.Suspects {
 		suspects[sp.Series] = sp
