@@ -108,6 +108,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	for _, e := range p.events {
 		r.Recorder.Event(&s, e.kind, e.reason, e.message)
 	}
+	if p.h == nil && !r.Metrics.HasSeries(req.NamespacedName) {
+		_ = p.loadHistory(ctx) // after a restart: the series of the history before the next run ends
+	}
 	r.Metrics.Set(&s, p.h)
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, err
@@ -522,12 +525,18 @@ func (p *pass) run(ctx context.Context, active []api.KVBenchmark) (time.Duration
 
 	due, missed := Due(sched, loc, last, p.now.Time)
 	if !due.IsZero() {
+		prev := s.Status.LastScheduleTime
 		s.Status.LastScheduleTime = &metav1.Time{Time: due}
+		if err := p.due(ctx, due, active, busy); err != nil {
+			if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+				// Retried with back-off (a quota, a timeout), within startingDeadlineSeconds.
+				s.Status.LastScheduleTime = prev
+				return 0, err
+			}
+			p.skip(due, "CreateFailed", fmt.Sprintf("the API server refused the run: %v", err))
+		}
 		if missed > 0 && !s.Spec.Suspend {
 			p.skip(due, "Missed", fmt.Sprintf("%d earlier run(s) due since %s were missed (the operator was not running); only the latest is considered", missed, last.UTC().Format(time.RFC3339)))
-		}
-		if err := p.due(ctx, due, active, busy); err != nil {
-			return 0, err
 		}
 	}
 	next := Next(sched, loc, maxTime(p.now.Time, s.Status.LastScheduleTime))

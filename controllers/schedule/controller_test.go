@@ -131,9 +131,9 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		Expect(e.children(ctx, "deadline")).To(BeEmpty())
 		s := e.get(ctx, "deadline")
 		Expect(s.Status.Skipped).To(HaveLen(2))
-		Expect(s.Status.Skipped[0].Reason).To(Equal("Missed"))
-		Expect(s.Status.Skipped[0].Message).To(HavePrefix("3 earlier run(s)"))
-		Expect(s.Status.Skipped[1].Reason).To(Equal("MissedDeadline"))
+		Expect(s.Status.Skipped[0].Reason).To(Equal("MissedDeadline"))
+		Expect(s.Status.Skipped[1].Reason).To(Equal("Missed"))
+		Expect(s.Status.Skipped[1].Message).To(HavePrefix("3 earlier run(s)"))
 		Expect(s.Status.LastScheduleTime.Time).To(BeTemporally("==", due.Add(3*time.Hour)))
 		Expect(eventsWith(e.drain(), "RunSkipped")).To(HaveLen(2))
 
@@ -361,6 +361,42 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		Expect(meta.IsStatusConditionTrue(s.Status.Conditions, ConditionRegressed)).To(BeTrue())
 	})
 
+	It("records a run the API server refuses as skipped, and goes on", func(ctx context.Context) {
+		e := newEnv(ctx)
+		e.schedule(ctx, "refused")
+		e.reconcile(ctx, "refused")
+		s := e.get(ctx, "refused")
+		due := s.Status.NextScheduleTime.Time
+		// A KVBenchmark may not be its own baseline: the run due next would be.
+		s.Spec.Template.Spec.Baseline = &api.BaselineRef{Name: ChildName("refused", api.CauseSchedule, due, "")}
+		Expect(k8s.Update(ctx, s)).To(Succeed())
+		e.due(ctx, "refused")
+		e.reconcile(ctx, "refused")
+		Expect(e.children(ctx, "refused")).To(BeEmpty())
+		s = e.get(ctx, "refused")
+		Expect(s.Status.Skipped).To(HaveLen(1))
+		Expect(s.Status.Skipped[0].Reason).To(Equal("CreateFailed"))
+		Expect(s.Status.Skipped[0].Message).To(ContainSubstring("spec.baseline.name must name another KVBenchmark"))
+		Expect(s.Status.LastScheduleTime.Time).To(BeTemporally("==", due))
+		e.due(ctx, "refused")
+		e.reconcile(ctx, "refused")
+		Expect(e.children(ctx, "refused")).To(HaveLen(1), "the next time runs")
+	})
+
+	It("exports the history's series after an operator restart, before the next run ends", func(ctx context.Context) {
+		e := newEnv(ctx)
+		e.schedule(ctx, "restart", func(s *api.KVBenchmarkSchedule) { s.Spec.RunOnCreate = true })
+		e.reconcile(ctx, "restart")
+		e.finish(ctx, e.children(ctx, "restart")[0].Name, api.PhaseSucceeded, 1234)
+		e.clock.Step(time.Minute)
+		e.reconcile(ctx, "restart")
+		Expect(gauge(e.r.Metrics, "kvbench_schedule_series_median")).NotTo(BeEmpty())
+		e.r.Metrics = NewCollector() // a new operator process
+		e.reconcile(ctx, "restart")
+		Expect(gauge(e.r.Metrics, "kvbench_schedule_series_median")).To(ContainElement(And(
+			HaveKeyWithValue("schedule", "restart"), HaveKeyWithValue("metric", "opsPerSec"), HaveKeyWithValue("run", "rocksdb"))))
+	})
+
 	It("reports at once with confirm None", func(ctx context.Context) {
 		e := newEnv(ctx)
 		e.schedule(ctx, "noconfirm", func(s *api.KVBenchmarkSchedule) {
@@ -421,13 +457,13 @@ var _ = Describe("KVBenchmarkSchedule in a manager", func() {
 			g.Expect(k8s.List(ctx, &list, client.InNamespace(e.ns))).To(Succeed())
 			g.Expect(list.Items).To(HaveLen(1))
 			first = list.Items[0].Name
-		}).Should(Succeed())
+		}, 30*time.Second).Should(Succeed())
 		e.clock.SetTime(time.Now())
 		e.finish(ctx, first, api.PhaseSucceeded, 1000)
 		Eventually(func(g Gomega) {
 			s := e.get(ctx, "managed")
 			g.Expect(s.Status.History.LastRecorded).To(Equal(first))
 			g.Expect(s.Status.Active).To(BeEmpty())
-		}).Should(Succeed())
+		}, 30*time.Second).Should(Succeed())
 	})
 })

@@ -87,6 +87,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
+// HasSeries says whether the collector holds a schedule's history series.
+func (c *Collector) HasSeries(key types.NamespacedName) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.series[key]
+	return ok
+}
+
 // Delete drops a deleted schedule's series.
 func (c *Collector) Delete(key types.NamespacedName) {
 	c.mu.Lock()
