@@ -118,7 +118,7 @@ func detect(h *history.History, child string, s *api.KVBenchmarkSchedule, now me
 		f.Suspects = append(f.Suspects, sp)
 	}
 	slices.SortFunc(f.Suspects, func(a, b api.SuspectChangePoint) int { return strings.Compare(a.Series, b.Series) })
-	scope(h, child, f.Report)
+	scope(h, f.Report)
 	return f
 }
 
@@ -200,30 +200,30 @@ func nodeOf(h *history.History, child, run string) string {
 }
 
 // scope says, for change points of a schedule spread over nodes, whether the same series changed
-// on every node at this run (a software change) or on some (node drift).
-func scope(h *history.History, child string, cps []api.ScheduleChangePoint) {
-	key := func(engine api.EngineName, workload string, threads int32, m api.HistoryMetric, d string) string {
-		return fmt.Sprintf("%s/%s/%d/%s/%s", engine, workload, threads, m, d)
-	}
-	nodes := map[string]int{} // series across nodes with a point at child
-	for i := range h.Series {
-		se := &h.Series[i]
-		if se.Node != "" && se.Index(child) >= 0 {
-			nodes[key(se.Engine, se.Workload, se.Threads, se.Metric, "")]++
-		}
+// at the same run on every node (a software change) or on some (node drift).
+func scope(h *history.History, cps []api.ScheduleChangePoint) {
+	key := func(engine api.EngineName, workload string, threads int32, m api.HistoryMetric, child string) string {
+		return fmt.Sprintf("%s/%s/%d/%s/%s", engine, workload, threads, m, child)
 	}
 	changed := map[string]int{}
 	for _, c := range cps {
-		if c.Node != "" && c.Child == child {
-			changed[key(c.Engine, c.Workload, c.Threads, c.Metric, string(c.Direction))]++
+		if c.Node != "" {
+			changed[key(c.Engine, c.Workload, c.Threads, c.Metric, c.Child)+"/"+string(c.Direction)]++
 		}
 	}
 	for i := range cps {
 		c := &cps[i]
-		if c.Node == "" || c.Child != child {
+		if c.Node == "" {
 			continue
 		}
-		n, of := changed[key(c.Engine, c.Workload, c.Threads, c.Metric, string(c.Direction))], nodes[key(c.Engine, c.Workload, c.Threads, c.Metric, "")]
+		of := 0 // nodes with this series and a point at the change point's run
+		for j := range h.Series {
+			se := &h.Series[j]
+			if se.Node != "" && se.Engine == c.Engine && se.Workload == c.Workload && se.Threads == c.Threads && se.Metric == c.Metric && se.Index(c.Child) >= 0 {
+				of++
+			}
+		}
+		n := changed[key(c.Engine, c.Workload, c.Threads, c.Metric, c.Child)+"/"+string(c.Direction)]
 		if n == of && of > 1 {
 			c.Scope = fmt.Sprintf("all %d nodes: a software change", of)
 		} else if of > 1 {
