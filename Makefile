@@ -78,7 +78,7 @@ test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, 
 # Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
 # Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
 FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzFromLog ./controllers/archive:FuzzDecompress \
-	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse
+	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse ./controllers/schedule:FuzzHistory
 FUZZTIME ?= 8s
 
 .PHONY: fuzz

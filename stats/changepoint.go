@@ -495,14 +495,23 @@ func meanStats(xs []float64) MeanStats {
 // significant change points after the last known one and within the newest Window points (a
 // boundary counts when the series changed there): what lies further back was judged while it was
 // new, and near the oldest kept point a segment is cut short by the history limit, not by a change.
+// It looks at the newest 2 x Window points only (the history the detector's quality was measured
+// with), so its cost does not grow with a long history.
 func Watch(values []float64, boundaries, known []int, o DetectOptions) []ChangePoint {
 	o = o.withDefaults()
+	off := max(0, len(values)-2*o.Window)
 	from := len(values) - o.Window
+	var bounds []int
 	for _, k := range known {
 		from = max(from, k+1)
+		bounds = append(bounds, k-off)
+	}
+	for _, b := range boundaries {
+		bounds = append(bounds, b-off)
 	}
 	var out []ChangePoint
-	for _, c := range Detect(values, append(slices.Clone(boundaries), known...), o).ChangePoints {
+	for _, c := range Detect(values[off:], bounds, o).ChangePoints {
+		c.Index, c.From, c.To = c.Index+off, c.From+off, c.To+off
 		if c.Significant && c.Index >= from {
 			out = append(out, c)
 		}

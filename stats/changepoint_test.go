@@ -149,3 +149,22 @@ func TestDetectStatistics(t *testing.T) {
 		t.Errorf("change point %+v", c)
 	}
 }
+
+// Watch reports only what is new: after the last known change point and within the newest window,
+// with indexes into the whole history however long it is.
+func TestWatch(t *testing.T) {
+	values := concat(noisy(1, 480, 1000, 0.02), noisy(2, 5, 900, 0.02))
+	o := DetectOptions{HigherIsBetter: true, MinChange: 0.02}
+	got := Watch(values, nil, nil, o)
+	if len(got) != 1 || got[0].Index != 480 || !got[0].Regression || got[0].To != 485 || got[0].From < 385 {
+		t.Fatalf("Watch = %+v", got)
+	}
+	if again := Watch(values, nil, []int{480}, o); len(again) != 0 {
+		t.Errorf("a known change point was reported again: %+v", again)
+	}
+	// An old shift, long judged, is not new.
+	old := concat(noisy(1, 100, 1000, 0.02), noisy(2, 200, 900, 0.02))
+	if got := Watch(old, nil, nil, o); len(got) != 0 {
+		t.Errorf("an old change point is new: %+v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -131,8 +132,9 @@ var (
 
 // seriesLabelValues are a series' label values, or false when one is not acceptable.
 func seriesLabelValues(s *api.KVBenchmarkSchedule, run string, engine api.EngineName, node, workload string, threads int32, m api.HistoryMetric) ([]string, bool) {
+	e, n, _ := strings.Cut(run, "@")
 	if !runLabel.MatchString(run) || !workloadLabel.MatchString(workload) || !metricLabel[m] || threads < 1 || threads > 1024 ||
-		(node != "" && len(validation.IsDNS1123Subdomain(node)) > 0) || string(engine) != run[:len(engine)] {
+		string(engine) != e || node != n {
 		return nil, false
 	}
 	return []string{s.Namespace, s.Name, run, string(engine), node, workload, strconv.Itoa(int(threads)), string(m)}, true
