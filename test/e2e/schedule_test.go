@@ -174,6 +174,11 @@ func scheduleChangePoint(ns string) {
 	out := run(plugin, "history", s.Name, "-n", ns, "--series", series)
 	Expect(out).To(ContainSubstring("<- Regressed"))
 	AddReportEntry("kubectl kvbench history slowdown", out)
+	GinkgoWriter.Println(out)
+	out = run(kubectl, "get", "kvbs", "-n", ns)
+	GinkgoWriter.Println(out)
+	Expect(out).To(ContainSubstring("slowdown"))
+	GinkgoWriter.Println(c.Message)
 
 	By("the chart's PrometheusRule fires one alert for it")
 	alerts := fmt.Sprintf(`ALERTS{alertname="KVBenchScheduleRegressed", namespace=%q, schedule="slowdown"}`, ns)
