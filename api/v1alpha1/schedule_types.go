@@ -138,10 +138,12 @@ type KVBenchmarkScheduleSpec struct {
 	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
 
 	// Suspend stops new runs (running ones go on). Runs due while suspended are not started later.
+	// +kubebuilder:default=false
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
 
 	// RunOnCreate starts a first run when the schedule is created, not only at the first cron time.
+	// +kubebuilder:default=false
 	// +optional
 	RunOnCreate bool `json:"runOnCreate,omitempty"`
 

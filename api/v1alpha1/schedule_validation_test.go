@@ -2,13 +2,17 @@ package v1alpha1_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -118,6 +122,35 @@ var _ = Describe("KVBenchmarkSchedule validation", func() {
 		Expect(s.Spec.FailedRunsHistoryLimit).To(Equal(ptr.To[int32](1)))
 		Expect(s.Spec.HistoryLimit).To(Equal(ptr.To[int32](100)))
 		Expect(s.Spec.Detection.Confirm).To(Equal(kvv1.ConfirmNextRun))
+	})
+
+	It("shows schedule, suspend (false too), runs and Regressed in kubectl get kvbs", func(ctx context.Context) {
+		s := sched("0 3 * * *", func(s *kvv1.KVBenchmarkSchedule) { s.Name = "columns" })
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8s.Delete(ctx, s)).To(Succeed()) })
+		s.Status.History.Runs = 41
+		s.Status.Conditions = []metav1.Condition{{Type: "Regressed", Status: metav1.ConditionTrue, Reason: "ChangePoint", LastTransitionTime: metav1.Now()}}
+		Expect(k8s.Status().Update(ctx, s)).To(Succeed())
+		hc, err := rest.HTTPClientFor(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(testEnv.Config.Host, "/")+"/apis/kvbench.io/v1alpha1/namespaces/"+ns+"/kvbenchmarkschedules/columns", nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		resp, err := hc.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+		var table metav1.Table
+		Expect(json.Unmarshal(body, &table)).To(Succeed())
+		cells := map[string]any{}
+		for i, c := range table.ColumnDefinitions {
+			cells[c.Name] = table.Rows[0].Cells[i]
+		}
+		Expect(cells).To(HaveKeyWithValue("Schedule", "0 3 * * *"))
+		Expect(cells).To(HaveKeyWithValue("Suspend", false))
+		Expect(cells).To(HaveKeyWithValue("Runs", BeNumerically("==", 41)))
+		Expect(cells).To(HaveKeyWithValue("Regressed", "True"))
 	})
 
 	// The CEL rule and the operator's parser (robfig/cron, as CronJob's) must agree on every five

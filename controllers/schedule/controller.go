@@ -359,7 +359,13 @@ func abs(x float64) float64 {
 	return x
 }
 
-func num(v float64) string { return fmt.Sprintf("%.4g", v) }
+// num prints a mean or bound with 4 significant digits, without an exponent for large numbers.
+func num(v float64) string {
+	if abs(v) >= 1e4 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
 
 // archives are the full results of a finished run's runs, by run name. A run whose archive is
 // still being written makes the caller wait (returned: how long at most), up to archiveWait after
