@@ -50,9 +50,12 @@ const (
 	ConditionRegressed = "Regressed"
 	ConditionImproved  = "Improved"
 
-	// maxChangePoints and maxSkipped bound the lists in status.
+	// maxChangePoints, maxSkipped and maxSuspects bound the lists in status; maxEvents the change
+	// point events of one run (a software change can move every series at once).
 	maxChangePoints = 50
 	maxSkipped      = 10
+	maxSuspects     = 200
+	maxEvents       = 10
 	// archiveWait is how long a finished run waits for its archives (the engine counters) before
 	// it is recorded without them; the benchmark controller gives up archiving after 5 minutes.
 	archiveWait = 6 * time.Minute
@@ -287,15 +290,24 @@ func after(b *api.KVBenchmark, t time.Time, name string) bool {
 
 // findings puts new change points into status (once each) and keeps the suspects.
 func (p *pass) findings(f findings, child string) {
-	for _, cp := range f.Report {
+	for i, cp := range f.Report {
 		p.s.Status.ChangePoints = append(p.s.Status.ChangePoints, cp)
+		p.h.Reported = append(p.h.Reported, history.Mark{Child: cp.Child, Series: cp.Series, Time: p.now})
 		kind := corev1.EventTypeNormal
 		if cp.Direction == api.Regressed {
 			kind = corev1.EventTypeWarning
 		}
-		p.event(kind, string(cp.Direction), "%s", message(&cp))
+		switch {
+		case i < maxEvents:
+			p.event(kind, string(cp.Direction), "%s", message(&cp))
+		case i == maxEvents:
+			p.event(kind, string(cp.Direction), "and %d more change points at this run (status.changePoints, kubectl kvbench history)", len(f.Report)-maxEvents)
+		}
 	}
 	p.s.Status.ChangePoints = trimChangePoints(p.s.Status.ChangePoints)
+	if len(f.Suspects) > maxSuspects {
+		f.Suspects = f.Suspects[:maxSuspects] // the others are suspected again at the next run
+	}
 	for _, sp := range f.Dropped {
 		p.event(corev1.EventTypeNormal, "SuspectDropped", "%s at %s: the next run did not confirm the change", sp.Series, sp.Child)
 	}
@@ -421,7 +433,7 @@ func (p *pass) ack(ctx context.Context) {
 		c.AcknowledgedAt = ptr.To(p.now)
 		n++
 		if p.loadHistory(ctx) == nil {
-			p.h.Acks = append(p.h.Acks, history.Ack{Child: c.Child, Series: c.Series, Time: p.now})
+			p.h.Acks = append(p.h.Acks, history.Mark{Child: c.Child, Series: c.Series, Time: p.now})
 			p.dirty = true
 		}
 	}

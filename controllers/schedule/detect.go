@@ -122,7 +122,8 @@ func detect(h *history.History, child string, s *api.KVBenchmarkSchedule, now me
 	return f
 }
 
-// known are the indexes in se of its reported change points and acknowledgements.
+// known are the indexes in se of its reported change points and acknowledgements (from status and
+// from the history, which keeps them all while their runs are in it).
 func known(h *history.History, se *history.Series, reported []api.ScheduleChangePoint) []int {
 	name := se.Name()
 	var out []int
@@ -138,9 +139,11 @@ func known(h *history.History, se *history.Series, reported []api.ScheduleChange
 			add(c.Child)
 		}
 	}
-	for _, a := range h.Acks {
-		if a.Series == name {
-			add(a.Child)
+	for _, marks := range [][]history.Mark{h.Reported, h.Acks} {
+		for _, m := range marks {
+			if m.Series == name {
+				add(m.Child)
+			}
 		}
 	}
 	return out

@@ -131,3 +131,40 @@ func TestDetectConfirmNextRun(t *testing.T) {
 		t.Errorf("unconfirmed: %+v", f)
 	}
 }
+
+// A change of more series at once than status keeps: every one is reported once (and known from
+// the history afterwards), with at most maxEvents events and a summary.
+func TestManyChangePointsAtOnce(t *testing.T) {
+	h := history.New("wide")
+	s := schedule1(api.ConfirmNone)
+	p := &pass{s: s, h: h, now: metav1.Now()}
+	record := func(i int, ops float64) string {
+		b := &api.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("wide-%02d", i)}}
+		b.Status.Phase = api.PhaseSucceeded
+		r := api.RunStatus{Name: "rocksdb", Engine: api.EngineRocksDB, Phase: api.RunSucceeded}
+		for w := 0; w < 60; w++ {
+			r.Results = append(r.Results, api.PhaseSummary{Workload: fmt.Sprintf("w%02d", w), Threads: 1, OpsPerSec: ops + noise(i+w)})
+		}
+		b.Status.Runs = []api.RunStatus{r}
+		h.Record(b, nil, history.Run{}, 100)
+		return b.Name
+	}
+	for i := 0; i < 16; i++ {
+		ops := 1000.0
+		if i >= 12 {
+			ops = 500
+		}
+		p.findings(detect(h, record(i, ops), s, p.now), "")
+	}
+	if len(h.Reported) != 60 || len(s.Status.ChangePoints) != maxChangePoints {
+		t.Fatalf("reported %d in the history, %d in status", len(h.Reported), len(s.Status.ChangePoints))
+	}
+	if len(p.events) != maxEvents+1 || !strings.HasPrefix(p.events[maxEvents].message, "and 50 more change points") {
+		t.Errorf("%d events, the last %+v", len(p.events), p.events[len(p.events)-1])
+	}
+	p.events = nil
+	p.findings(detect(h, record(16, 500), s, p.now), "")
+	if len(h.Reported) != 60 || len(p.events) != 0 {
+		t.Errorf("reported again: %d in the history, events %+v", len(h.Reported), p.events)
+	}
+}

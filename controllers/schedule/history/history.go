@@ -50,8 +50,10 @@ type History struct {
 	// schedule's historyLimit.
 	Runs   []Run    `json:"runs"`
 	Series []Series `json:"series"`
-	// Acks are acknowledged change points.
-	Acks []Ack `json:"acks,omitempty"`
+	// Reported are the change points reported (kept here as well as in the schedule's status, which
+	// holds only the latest 50), and Acks the acknowledged ones: both are known to the detector.
+	Reported []Mark `json:"reported,omitempty"`
+	Acks     []Mark `json:"acks,omitempty"`
 }
 
 // Run is one recorded KVBenchmark.
@@ -143,8 +145,8 @@ type Point struct {
 	Fingerprint string  `json:"f,omitempty"`
 }
 
-// Ack is an acknowledged change point: the series' change at Child is expected.
-type Ack struct {
+// Mark is a change point of a series at Child: reported, or acknowledged as expected.
+type Mark struct {
 	Child  string      `json:"child"`
 	Series string      `json:"series"`
 	Time   metav1.Time `json:"time"`
@@ -379,7 +381,8 @@ func (h *History) dropOldest(n int) {
 		}
 	}
 	h.Series = series
-	h.Acks = slices.DeleteFunc(h.Acks, func(a Ack) bool { return gone[a.Child] })
+	h.Acks = slices.DeleteFunc(h.Acks, func(a Mark) bool { return gone[a.Child] })
+	h.Reported = slices.DeleteFunc(h.Reported, func(a Mark) bool { return gone[a.Child] })
 }
 
 // Encode is the gzip-compressed JSON document, the oldest runs dropped until it is at most
