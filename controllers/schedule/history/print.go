@@ -59,6 +59,11 @@ func (v *View) marks(s *Series) map[string]string {
 			m[a.Child] = "<- acknowledged"
 		}
 	}
+	for _, r := range v.History.Reported { // reported, no longer among status's latest 50
+		if r.Series == name && m[r.Child] == "" {
+			m[r.Child] = "<- change point"
+		}
+	}
 	for _, i := range stats.Detect(s.Values(), s.Boundaries(), stats.DetectOptions{}).Outliers {
 		if m[s.Points[i].Child] == "" {
 			m[s.Points[i].Child] = "outlier"
