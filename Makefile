@@ -95,7 +95,7 @@ test-ycsb-full: deps ## The runner's YCSB against YCSB core 0.17.0 at 1M records
 # Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
 # Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
 FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzReadLog ./controllers/archive:FuzzDecompress ./controllers/metrics:FuzzGather \
-	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse
+	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse ./controllers/schedule:FuzzHistory
 FUZZTIME ?= 8s
 
 .PHONY: fuzz
@@ -192,3 +192,7 @@ demo: ## Fresh machine to numbers: build all, cluster up, Prometheus + chart, ru
 .PHONY: test-e2e
 test-e2e: ## e2e suite (test/e2e) on a fresh local cluster, torn down afterwards; diagnostics in bin/e2e-artifacts.
 	hack/e2e.sh
+
+.PHONY: test-e2e-schedule
+test-e2e-schedule: ## The long KVBenchmarkSchedule scenario (about 15 minutes): a slowdown, its change point, the alert in Prometheus, ack.
+	E2E_LABELS=schedule-long hack/e2e.sh

@@ -27,6 +27,7 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/controllers/schedule"
 )
 
 func main() {
@@ -157,6 +158,18 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Nodes:     controllers.ClientsetNodes(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
+	}
+	schedules := schedule.NewCollector()
+	if err := schedules.Register(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("register schedule metrics: %w", err)
+	}
+	if err := (&schedule.Reconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock:    clock.RealClock{},
+		Metrics:  schedules,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up schedule controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

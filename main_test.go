@@ -119,6 +119,7 @@ func TestManager(t *testing.T) {
 		ContainSubstring(`kvbench_run_jobs_created_total{benchmark="main-smoke",engine="rocksdb",namespace="default"} 1`),
 		ContainSubstring(`controller_runtime_reconcile_total{controller="kvbenchmark"`),
 		ContainSubstring(`workqueue_depth{controller="kvbenchmark"`),
+		ContainSubstring(`controller_runtime_reconcile_total{controller="kvbenchmarkschedule"`),
 	))
 	// Every metric and label the chart's dashboard uses is one the operator (this process) or the
 	// runner registers.
@@ -213,7 +214,7 @@ func checkConfigManifests(t *testing.T, k8s client.Client) {
 			if len(u.Object) == 0 || u.GetAPIVersion() == "monitoring.coreos.com/v1" {
 				continue
 			}
-			if u.GetKind() == "KVBenchmark" {
+			if u.GetKind() == "KVBenchmark" || u.GetKind() == "KVBenchmarkSchedule" {
 				u.SetNamespace("default")
 			}
 			err := k8s.Create(ctx, u, client.DryRunAll)

@@ -43,6 +43,13 @@ done
 withapi=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --api-versions monitoring.coreos.com/v1/PodMonitor | kinds)
 echo "$withapi" | grep -qx 'ServiceMonitor t-kvbench-operator' && echo "$withapi" | grep -qx 'PodMonitor t-kvbench-operator-runners' \
   && ok "ServiceMonitor + PodMonitor when the API is served" || bad "monitors missing although the API is served"
+echo "$plain" | grep -q '^PrometheusRule ' && bad "PrometheusRule rendered without the monitoring API" || ok "no PrometheusRule without monitoring.coreos.com/v1"
+rules=$(render --api-versions monitoring.coreos.com/v1/PrometheusRule)
+echo "$rules" | kinds | grep -qx 'PrometheusRule t-kvbench-operator' && ok "PrometheusRule when the API is served" || bad "PrometheusRule missing although the API is served"
+echo "$rules" | python3 -c 'import sys,yaml
+r=[d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"]=="PrometheusRule"][0]["spec"]["groups"][0]["rules"][0]
+assert r["alert"]=="KVBenchScheduleRegressed" and "kvbench_schedule_change_point" in r["expr"] and "child" in r["expr"], r
+assert "{{ $labels.child }}" in r["annotations"]["summary"], r["annotations"]' && ok "the rule alerts per change point (child) with the labels in its text" || bad "PrometheusRule content"
 forced=$(render --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true | kinds)
 echo "$forced" | grep -q '^ServiceMonitor ' && echo "$forced" | grep -q '^PodMonitor ' && ok "monitors rendered when forced" || bad "force did not render monitors"
 off=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --set monitoring.serviceMonitor.enabled=false --set grafana.dashboard.enabled=false | kinds)

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ func Mismatch(old, new *api.KVBenchmark) []string {
 		out = append(out, fieldDiff("dataset", *a, *b)...)
 	}
 	wa, wb := workloadsByPoint(old.Spec.Workloads), workloadsByPoint(new.Spec.Workloads)
-	for _, k := range sortedKeys(wa) {
+	for _, k := range slices.Sorted(maps.Keys(wa)) {
 		if w, ok := wb[k]; ok {
 			out = append(out, fieldDiff("workload "+k, wa[k], w)...)
 		}
@@ -87,20 +88,11 @@ func workloadsByPoint(ws []api.WorkloadSpec) map[string]api.WorkloadSpec {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // fieldDiff names the fields (dotted JSON paths under prefix) whose values differ between a and b.
 func fieldDiff(prefix string, a, b any) []string {
 	fa, fb := flatten(a), flatten(b)
-	keys := sortedKeys(fa)
-	for _, k := range sortedKeys(fb) {
+	keys := slices.Sorted(maps.Keys(fa))
+	for _, k := range slices.Sorted(maps.Keys(fb)) {
 		if _, ok := fa[k]; !ok {
 			keys = append(keys, k)
 		}

@@ -76,6 +76,7 @@ runner result JSON, or a directory written by "save").`,
 	f.StringVar(&o.context, "context", "", "the kubeconfig context to use")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the KVBenchmarks (default: the context's)")
 	root.AddCommand(reportCmd(o), compareCmd(o), plotCmd(o), saveCmd(o), scaleCmd(o), versionCmd(o))
+	root.AddCommand(scheduleCmds(o)...)
 	return root
 }
 

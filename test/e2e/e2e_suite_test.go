@@ -50,6 +50,8 @@ const (
 	chartDir   = "../../charts/kvbench-operator"
 	crdName    = "kvbenchmarks.kvbench.io"
 	managerSel = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=manager"
+	// scheduleCRD is the KVBenchmarkSchedule CRD, installed and deleted with the other.
+	scheduleCRD = "kvbenchmarkschedules.kvbench.io"
 )
 
 var (

@@ -145,8 +145,9 @@ func bigSweepInPrometheus(ns string) {
 
 // dashboardHasData runs every query of the chart's dashboard over the last 30 minutes (the
 // suite's benchmarks, live ones included, ran in that window) and fails for any that returns
-// nothing.
-func dashboardHasData(ns string) {
+// nothing. The panels titled "Schedule..." have data only after a KVBenchmarkSchedule ran: they
+// are checked with schedules (test/e2e/schedule_test.go), the others without.
+func dashboardHasData(ns string, schedules bool) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "charts", "kvbench-operator", "files", "dashboard.json"))
 	Expect(err).NotTo(HaveOccurred())
 	var d struct {
@@ -161,8 +162,11 @@ func dashboardHasData(ns string) {
 	Expect(d.Panels).NotTo(BeEmpty())
 	end := time.Now()
 	for _, p := range d.Panels {
+		if strings.HasPrefix(p.Title, "Schedule") != schedules {
+			continue
+		}
 		for _, t := range p.Targets {
-			q := strings.NewReplacer(`$namespace`, ns, `$benchmark`, ".*").Replace(t.Expr)
+			q := strings.NewReplacer(`$namespace`, ns, `$benchmark`, ".*", `$schedule`, ".*", `$metric`, ".*").Replace(t.Expr)
 			n, err := promRangeCount(q, end.Add(-30*time.Minute), end)
 			Expect(err).NotTo(HaveOccurred(), "panel %q", p.Title)
 			Expect(n).To(BeNumerically(">", 0), "panel %q: %s returned no data", p.Title, q)

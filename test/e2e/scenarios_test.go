@@ -379,7 +379,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 	})
 
 	It("has data for every query of the chart's dashboard", func() {
-		dashboardHasData(ns)
+		dashboardHasData(ns, false)
 	})
 
 	It("records provenance (sha256 image digest, node fingerprint, seed) in status and archive; report --format tsv has a line per phase", func() {
@@ -410,6 +410,14 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectEveryEngineAndMediumAccepted(ns)
 	})
 
+	It("runs a KVBenchmarkSchedule every minute (and on kubectl kvbench trigger) and keeps the runs' history", func() {
+		scheduleShort(ns)
+	})
+
+	It("reports one change point for a halved CPU limit in a schedule's template, alerts once in Prometheus, and clears it on ack", Label("schedule-long"), func() {
+		scheduleChangePoint(ns)
+	})
+
 	It("helm uninstall leaves nothing behind but the CRD (resource-policy keep), which the suite deletes", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
@@ -427,7 +435,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 		run(helm, "uninstall", release, "-n", releaseNS, "--wait", "--timeout", "2m")
 		Eventually(func() string {
-			out, _ := tryRun(kubectl, "get", "all,cm,secret,sa,role,rolebinding,lease,servicemonitor,podmonitor",
+			out, _ := tryRun(kubectl, "get", "all,cm,secret,sa,role,rolebinding,lease,servicemonitor,podmonitor,prometheusrule",
 				"-n", releaseNS, "-o", "name")
 			left := []string{}
 			for _, l := range strings.Fields(out) {
@@ -435,7 +443,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 					left = append(left, l)
 				}
 			}
-			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding,servicemonitor,podmonitor", "-A",
+			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding,servicemonitor,podmonitor,prometheusrule", "-A",
 				"-l", "app.kubernetes.io/instance="+release, "-o", "name")
 			left = append(left, strings.Fields(out)...)
 			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding", "-o", "name")
@@ -447,9 +455,9 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 			return strings.Join(left, " ")
 		}, time.Minute).Should(BeEmpty())
 
-		By("the CRD stays after helm uninstall (helm.sh/resource-policy: keep); delete it explicitly")
-		run(kubectl, "get", "crd", crdName)
-		run(kubectl, "delete", "crd", crdName, "--wait=true", "--timeout=60s")
+		By("the CRDs stay after helm uninstall (helm.sh/resource-policy: keep); delete them explicitly")
+		run(kubectl, "get", "crd", crdName, scheduleCRD)
+		run(kubectl, "delete", "crd", crdName, scheduleCRD, "--wait=true", "--timeout=60s")
 		out, _ := tryRun(kubectl, "get", "crd", "-o", "name")
 		Expect(out).NotTo(ContainSubstring("kvbench.io"))
 		out = run(kubectl, "get", "pods,jobs,pvc,configmaps", "-A", "-l", "app.kubernetes.io/managed-by=kvbench-operator", "-o", "name")

@@ -55,6 +55,10 @@ app.kubernetes.io/part-of: kvbench
 {{- $m := .Values.monitoring.serviceMonitor }}
 {{- if and $m.enabled (or $m.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor")) }}true{{ end }}
 {{- end }}
+{{- define "kvbench-operator.prometheusRule.enabled" -}}
+{{- $m := .Values.monitoring.prometheusRule }}
+{{- if and $m.enabled (or $m.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule")) }}true{{ end }}
+{{- end }}
 {{- define "kvbench-operator.podMonitor.enabled" -}}
 {{- $m := .Values.monitoring.podMonitor }}
 {{- if and $m.enabled (or $m.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PodMonitor")) }}true{{ end }}
