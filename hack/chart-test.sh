@@ -60,12 +60,14 @@ render | grep -A1 'name: GOMEMLIMIT' | grep -q 'value: "100MiB"' && ok "GOMEMLIM
 render --set operator.goMemLimit= | grep -q GOMEMLIMIT && bad "goMemLimit='' still sets GOMEMLIMIT" || ok "goMemLimit='' leaves GOMEMLIMIT unset"
 
 # The CRD: a template (helm upgrade updates it) kept on uninstall, the same schema as config/crd/bases.
-python3 - "$ROOT" <(render) <(render --set crds.install=false) <<'PY' && ok "CRD rendered with resource-policy keep, equal to config/; none with crds.install=false" || bad "CRD template"
+python3 - "$ROOT" <(render) <(render --set crds.install=false) <<'PY' && ok "both CRDs rendered with resource-policy keep, equal to config/; none with crds.install=false" || bad "CRD template"
 import sys, yaml
 root = sys.argv[1]
-crds = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d and d["kind"] == "CustomResourceDefinition"]
-src = yaml.safe_load(open(root + "/config/crd/bases/kvbench.io_kvbenchmarks.yaml"))
-ok = len(crds) == 1 and crds[0]["metadata"]["annotations"].get("helm.sh/resource-policy") == "keep" and crds[0]["spec"] == src["spec"]
+crds = {d["metadata"]["name"]: d for d in yaml.safe_load_all(open(sys.argv[2])) if d and d["kind"] == "CustomResourceDefinition"}
+ok = sorted(crds) == ["kvbenchmarks.kvbench.io", "kvbenchmarkschedules.kvbench.io"]
+for name, d in crds.items():
+    src = yaml.safe_load(open(root + "/config/crd/bases/kvbench.io_" + name.split(".")[0] + ".yaml"))
+    ok = ok and d["metadata"]["annotations"].get("helm.sh/resource-policy") == "keep" and d["spec"] == src["spec"]
 ok = ok and not [d for d in yaml.safe_load_all(open(sys.argv[3])) if d and d["kind"] == "CustomResourceDefinition"]
 sys.exit(0 if ok else 1)
 PY
