@@ -159,6 +159,26 @@ images-push: images ## Push both image indexes to REGISTRY=host:port (VERSION, I
 		-env-file $(BIN)/images/pushed.env $(BIN)/images/oci/kvbench-operator $(BIN)/images/oci/kvbench-runner
 	@cat $(BIN)/images/pushed.env
 
+# With Docker (or podman: DOCKER=podman): the same images from the Dockerfile, for this machine's architecture;
+# docker buildx build --platform linux/amd64,linux/arm64 for both (docs/e2e.md).
+DOCKER ?= docker
+IMG ?= localhost/kvbench-operator:$(VERSION)
+RUNNER_IMG ?= localhost/kvbench-runner:$(VERSION)
+
+.PHONY: docker-build
+docker-build: ## $(DOCKER) build the operator (IMG) and runner (RUNNER_IMG) images from the Dockerfile.
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target operator -t $(IMG) .
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target runner -t $(RUNNER_IMG) .
+
+.PHONY: docker-push
+docker-push: ## $(DOCKER) push IMG and RUNNER_IMG.
+	$(DOCKER) push $(IMG)
+	$(DOCKER) push $(RUNNER_IMG)
+
+.PHONY: docker-test
+docker-test: ## Here (root, podman): debootstrap'd bookworm base, podman build of the Dockerfile, compared with make images; minutes, not in make test.
+	hack/docker-test.sh
+
 .PHONY: local-nvme
 local-nvme: ## In the running local cluster: StorageClass local-nvme, static local PVs, the NVMe node label.
 	hack/local-nvme.sh up
