@@ -88,10 +88,14 @@ test-arm64: deps ## The arm64 runner image under qemu-user: runner fillseq,readr
 	WHAT=runner hack/build-images.sh >/dev/null
 	go test -count=1 -tags qemu ./test/multiarch -layout $(BIN)/images/oci/kvbench-runner -v
 
+.PHONY: test-ycsb-full
+test-ycsb-full: deps ## The runner's YCSB against YCSB core 0.17.0 at 1M records and 2M operations (make test runs it at 100k/200k).
+	KVBENCH_YCSB_FULL=1 go test ./runner/bench -run TestYCSBConformance -v -count=1 -timeout 30m
+
 # Parsers of untrusted input (runner output, archives, files given to kubectl kvbench): package:FuzzTarget.
 # Each seed corpus (testdata/fuzz/<target>) also runs in plain `go test`; `make fuzz` explores FUZZTIME each.
-FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzFromLog ./controllers/archive:FuzzDecompress \
-	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse
+FUZZ_TARGETS = ./controllers:FuzzParseSummary ./controllers/archive:FuzzReadLog ./controllers/archive:FuzzDecompress ./controllers/metrics:FuzzGather \
+	./cmd/kubectl-kvbench:FuzzDecode ./runner/dbbench:FuzzParse ./controllers/schedule:FuzzHistory
 FUZZTIME ?= 8s
 
 .PHONY: fuzz
@@ -108,16 +112,20 @@ fuzz: ## Run every fuzz target for FUZZTIME (default 8s each, about 40s in all o
 # figure leaves its range (test/scale/ranges-*.yaml). No cluster is touched; all on 127.0.0.1.
 SCALE_K8S = WHAT="kube-apiserver etcd kube-scheduler kube-controller-manager" hack/k8s-binaries.sh
 SCALE_ARGS ?=
+# What every simulated runner prints: a real runner's log (phase lines and result line) of a saved result.
+SCALE_RESULT ?= docs/reproductions/seed-000-evidence/seed-000-prefix-rocksdb.result.json
 
 .PHONY: test-scale
-test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane; checks test/scale/ranges-full.yaml.
+test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane, 100 slots; checks test/scale/ranges-full.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --run-for 30s --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
+		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --exclusive 100 --slots 100 --run-for 10s \
+		--result $(SCALE_RESULT) --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
 
 .PHONY: test-scale-small
-test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes (about 2 minutes); checks test/scale/ranges-small.yaml.
+test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes, 40 slots (about 2 minutes); checks test/scale/ranges-small.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --run-for 10s --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
+		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --exclusive 10 --slots 40 --run-for 10s \
+		--result $(SCALE_RESULT) --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
 
 .PHONY: cluster-up
 cluster-up: ## Start the local single-node cluster (root; builds and caches Kubernetes binaries once).
@@ -159,21 +167,34 @@ images-push: images ## Push both image indexes to REGISTRY=host:port (VERSION, I
 		-env-file $(BIN)/images/pushed.env $(BIN)/images/oci/kvbench-operator $(BIN)/images/oci/kvbench-runner
 	@cat $(BIN)/images/pushed.env
 
+.PHONY: chart-push
+chart-push: ## helm package + helm push the chart to oci://REGISTRY/charts (PLAIN_HTTP=1 for HTTP); writes bin/chart/pushed.env.
+	REGISTRY=$(REGISTRY) hack/chart-push.sh
+
+.PHONY: build-installer
+build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), images by digest: IMG=…@sha256:… RUNNER_IMG=…@sha256:… (default: bin/images/pushed.env).
+	IMG=$(IMG) RUNNER_IMG=$(RUNNER_IMG) hack/build-installer.sh >/dev/null
+
+.PHONY: kind-demo
+kind-demo: ## With Docker and kind: a kind cluster + local registry, images and chart pushed and installed by digest, the demo benchmark.
+	hack/kind-demo.sh
+
 # With Docker (or podman: DOCKER=podman): the same images from the Dockerfile, for this machine's architecture;
 # docker buildx build --platform linux/amd64,linux/arm64 for both (docs/e2e.md).
+# IMG and RUNNER_IMG are tags here (build-installer wants digests, so they get no global default).
 DOCKER ?= docker
-IMG ?= localhost/kvbench-operator:$(VERSION)
-RUNNER_IMG ?= localhost/kvbench-runner:$(VERSION)
+DOCKER_IMG = $(or $(IMG),localhost/kvbench-operator:$(VERSION))
+DOCKER_RUNNER_IMG = $(or $(RUNNER_IMG),localhost/kvbench-runner:$(VERSION))
 
 .PHONY: docker-build
 docker-build: ## $(DOCKER) build the operator (IMG) and runner (RUNNER_IMG) images from the Dockerfile.
-	$(DOCKER) build --build-arg VERSION=$(VERSION) --target operator -t $(IMG) .
-	$(DOCKER) build --build-arg VERSION=$(VERSION) --target runner -t $(RUNNER_IMG) .
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target operator -t $(DOCKER_IMG) .
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target runner -t $(DOCKER_RUNNER_IMG) .
 
 .PHONY: docker-push
 docker-push: ## $(DOCKER) push IMG and RUNNER_IMG.
-	$(DOCKER) push $(IMG)
-	$(DOCKER) push $(RUNNER_IMG)
+	$(DOCKER) push $(DOCKER_IMG)
+	$(DOCKER) push $(DOCKER_RUNNER_IMG)
 
 .PHONY: docker-test
 docker-test: ## Here (root, podman): debootstrap'd bookworm base, podman build of the Dockerfile, compared with make images; minutes, not in make test.
@@ -192,3 +213,7 @@ demo: ## Fresh machine to numbers: build all, cluster up, Prometheus + chart, ru
 .PHONY: test-e2e
 test-e2e: ## e2e suite (test/e2e) on a fresh local cluster, torn down afterwards; diagnostics in bin/e2e-artifacts.
 	hack/e2e.sh
+
+.PHONY: test-e2e-schedule
+test-e2e-schedule: ## The long KVBenchmarkSchedule scenario (about 15 minutes): a slowdown, its change point, the alert in Prometheus, ack.
+	E2E_LABELS=schedule-long hack/e2e.sh

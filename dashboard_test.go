@@ -12,6 +12,7 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
+	"github.com/kvbench/kvbench-operator/controllers/schedule"
 	"github.com/kvbench/kvbench-operator/runner/livemetrics"
 	"github.com/kvbench/kvbench-operator/test/envtest"
 )
@@ -42,6 +43,13 @@ func dashboardQueries(t *testing.T) (exprs, legends []string) {
 				Query string `json:"query"`
 			} `json:"list"`
 		} `json:"templating"`
+		Annotations struct {
+			List []struct {
+				Expr        string `json:"expr"`
+				TitleFormat string `json:"titleFormat"`
+				TextFormat  string `json:"textFormat"`
+			} `json:"list"`
+		} `json:"annotations"`
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatalf("dashboard.json: %v", err)
@@ -53,6 +61,9 @@ func dashboardQueries(t *testing.T) (exprs, legends []string) {
 		for _, tg := range p.Targets {
 			exprs, legends = append(exprs, tg.Expr), append(legends, tg.LegendFormat)
 		}
+	}
+	for _, a := range d.Annotations.List {
+		exprs, legends = append(exprs, a.Expr), append(legends, a.TitleFormat+" "+a.TextFormat)
 	}
 	for _, v := range d.Templating.List {
 		if v.Type == "query" {
@@ -142,6 +153,7 @@ func registeredSeries(t *testing.T, scraped string) map[string]map[string]bool {
 	c := metrics.NewCollector()
 	describe(c)
 	describe(c.JobsCreated)
+	describe(schedule.NewCollector())
 	t.Setenv(kvv1.EnvNamespace, "ns")
 	t.Setenv(kvv1.EnvBenchmark, "b")
 	var runLabels []string

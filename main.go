@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,6 +27,7 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/controllers/schedule"
 )
 
 func main() {
@@ -62,11 +64,19 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", "Address of Go's /debug/pprof endpoints, to profile the operator (empty or 0 disables them).")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles.")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
-	fs.StringVar(&o.config.Render.RunnerImage, "runner-image", defaults.RunnerImage, "Default runner image (use a version tag: no registry is needed with IfNotPresent).")
+	fs.StringVar(&o.config.Render.RunnerImage, "runner-image", defaults.RunnerImage, "Default runner image, e.g. registry.example.com/kvbench-runner@sha256:<digest> (benchmarks may set spec.runnerImage).")
 	fs.StringVar(&o.config.Render.NVMeNodeLabel, "nvme-node-label", defaults.NVMeNodeLabel, "key=value label of nodes with local NVMe; localNVMe runs select it.")
 	fs.StringVar(&o.config.Render.LocalNVMeStorageClass, "local-nvme-storage-class", defaults.LocalNVMeStorageClass, "StorageClass of localNVMe volumes when a benchmark names none (a local-volume class with WaitForFirstConsumer).")
-	fs.IntVar(&o.config.MaxConcurrentRuns, "max-concurrent-runs", 4, "Most runner Jobs active at once across all benchmarks (0: no limit).")
-	fs.DurationVar(&o.config.UnschedulableTimeout, "unschedulable-timeout", 10*time.Minute, "How long a runner pod may stay unschedulable (other than waiting for an exclusive node) before its run fails.")
+	fs.Func("runner-image-pull-secrets", "Comma-separated Secret names runner pods pull their image with (private registries); each must exist in every benchmark namespace.", func(v string) error {
+		o.config.Render.RunnerImagePullSecrets = nil
+		if v != "" {
+			o.config.Render.RunnerImagePullSecrets = strings.Split(v, ",")
+		}
+		return nil
+	})
+	fs.StringVar(&o.config.Render.RunnerServiceAccount, "runner-service-account", "", "ServiceAccount of runner pods, in every benchmark namespace (default: the namespace's default; its token is not mounted).")
+	fs.IntVar(&o.config.MaxConcurrentRuns, "max-concurrent-runs", 100, "Most runner Jobs active at once across all benchmarks, granted first come first served (0: no limit). Exclusive runs are also limited to one per node.")
+	fs.DurationVar(&o.config.UnschedulableTimeout, "unschedulable-timeout", 10*time.Minute, "How long a runner pod may stay unschedulable, or an exclusive run find no node it fits, before its run fails.")
 	fs.DurationVar(&o.config.StartFailureTimeout, "start-failure-timeout", 2*time.Minute, "How long a runner container may fail to start (image pull errors, CreateContainerConfigError) before its run fails with the kubelet's message.")
 	fs.IntVar(&o.config.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Benchmarks reconciled at once (runner log reads never run in these workers).")
 	zapOpts := &zap.Options{}
@@ -148,6 +158,18 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		Nodes:     controllers.ClientsetNodes(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
+	}
+	schedules := schedule.NewCollector()
+	if err := schedules.Register(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("register schedule metrics: %w", err)
+	}
+	if err := (&schedule.Reconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
+		Clock:    clock.RealClock{},
+		Metrics:  schedules,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up schedule controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,6 +67,7 @@ func TestManager(t *testing.T) {
 	opts, _, err := parseFlags(flag.NewFlagSet("test", flag.ContinueOnError), []string{
 		"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probeAddr,
 		"--leader-election-namespace=default", "--runner-image=localhost/kvbench-runner:v9.9.9",
+		"--runner-image-pull-secrets=regcred,mirror-cred", "--runner-service-account=kvbench-runner",
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,6 +83,14 @@ func TestManager(t *testing.T) {
 	g.Expect(kvv1.AddToScheme(scheme)).To(Succeed())
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
+	// A Ready node: the operator places the (exclusive) run on a free one.
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "main-node"}}
+	g.Expect(k8s.Create(ctx, node)).To(Succeed())
+	node.Spec.Taints = nil // admission's not-ready taint, which the node lifecycle controller (absent) lifts
+	g.Expect(k8s.Update(ctx, node)).To(Succeed())
+	node.Status = corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")},
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}
+	g.Expect(k8s.Status().Update(ctx, node)).To(Succeed())
 	g.Expect(k8s.Create(ctx, w.MakeKVBenchmark("main-smoke", "default").Obj())).To(Succeed())
 	t.Run("config manifests are accepted by the API server", func(t *testing.T) { checkConfigManifests(t, k8s) })
 
@@ -89,6 +99,8 @@ func TestManager(t *testing.T) {
 		return k8s.Get(ctx, client.ObjectKey{Namespace: "default", Name: "main-smoke-rocksdb"}, &job)
 	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
 	g.Expect(job.Spec.Template.Spec.Containers[0].Image).To(Equal("localhost/kvbench-runner:v9.9.9"))
+	g.Expect(job.Spec.Template.Spec.ImagePullSecrets).To(Equal([]corev1.LocalObjectReference{{Name: "regcred"}, {Name: "mirror-cred"}}))
+	g.Expect(job.Spec.Template.Spec.ServiceAccountName).To(Equal("kvbench-runner"))
 
 	for _, path := range []string{"/healthz", "/readyz"} {
 		g.Eventually(func() (int, error) {
@@ -107,6 +119,7 @@ func TestManager(t *testing.T) {
 		ContainSubstring(`kvbench_run_jobs_created_total{benchmark="main-smoke",engine="rocksdb",namespace="default"} 1`),
 		ContainSubstring(`controller_runtime_reconcile_total{controller="kvbenchmark"`),
 		ContainSubstring(`workqueue_depth{controller="kvbenchmark"`),
+		ContainSubstring(`controller_runtime_reconcile_total{controller="kvbenchmarkschedule"`),
 	))
 	// Every metric and label the chart's dashboard uses is one the operator (this process) or the
 	// runner registers.
@@ -201,7 +214,7 @@ func checkConfigManifests(t *testing.T, k8s client.Client) {
 			if len(u.Object) == 0 || u.GetAPIVersion() == "monitoring.coreos.com/v1" {
 				continue
 			}
-			if u.GetKind() == "KVBenchmark" {
+			if u.GetKind() == "KVBenchmark" || u.GetKind() == "KVBenchmarkSchedule" {
 				u.SetNamespace("default")
 			}
 			err := k8s.Create(ctx, u, client.DryRunAll)
@@ -218,6 +231,7 @@ func checkConfigManifests(t *testing.T, k8s client.Client) {
 func TestParseFlagsRejectsBadValues(t *testing.T) {
 	for _, args := range [][]string{
 		{"--nvme-node-label=nolabel"}, {"--runner-image="}, {"--unschedulable-timeout=0s"}, {"--max-concurrent-runs=-1"},
+		{"--runner-image-pull-secrets=regcred,"}, {"--runner-image-pull-secrets=Reg_Cred"}, {"--runner-service-account=a b"},
 	} {
 		if _, _, err := parseFlags(flag.NewFlagSet("test", flag.ContinueOnError), args); err == nil {
 			t.Errorf("parseFlags(%v) = nil error, want one", args)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +28,7 @@ const (
 	EventRegressed        = "Regressed"
 	EventNoRegression     = "NoRegression"
 	EventBaselineUnusable = "BaselineUnusable"
+	EventNoVerdict        = "NoVerdict"
 )
 
 // Regressed condition reasons.
@@ -41,7 +41,14 @@ const (
 	ReasonBaselineInvalid     = "BaselineInvalid"
 	ReasonBaselineMismatch    = "BaselineMismatch"
 	ReasonBenchmarkFailed     = "BenchmarkFailed"
+	// ReasonTooFewRepeats: compared, but with fewer repeats than the U test needs to find any
+	// difference (stats.MinRepeats), so there is no verdict; the changes are in status.baseline.
+	ReasonTooFewRepeats = "TooFewRepeats"
 )
+
+// ReasonStateDrift is the Noisy reason when the repeats shared one database that the sweep's
+// writes changed (reset none), so their variation is not noise alone.
+const ReasonStateDrift = "StateDrift"
 
 // BaselineConfigMapKey is the key of a saved benchmark (`kubectl kvbench save`'s NAME.yaml) in a
 // baseline ConfigMap.
@@ -162,9 +169,11 @@ func verdictFor(b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, base *kvv1.KVBe
 	if st.Phase != kvv1.PhaseSucceeded {
 		return unknown(ReasonBenchmarkFailed, "this benchmark failed; its results are incomplete, so it is not compared with baseline "+name)
 	}
-	if !apiequality.Semantic.DeepEqual(b.Spec.Dataset, base.Spec.Dataset) {
-		return unknown(ReasonBaselineMismatch, fmt.Sprintf("baseline %s has a different dataset (%s, this one %s): its numbers are not comparable",
-			name, datasetText(base.Spec.Dataset), datasetText(b.Spec.Dataset)))
+	ended := b.DeepCopy()
+	ended.Status = *st
+	if diff := stats.Mismatch(base, ended); len(diff) > 0 {
+		return unknown(ReasonBaselineMismatch, fmt.Sprintf("baseline %s is not comparable with this benchmark (baseline vs this): %s",
+			name, strings.Join(diff, "; ")))
 	}
 	var oldPts, newPts []stats.Point
 	for i := range base.Status.Runs {
@@ -189,8 +198,11 @@ func verdictFor(b *kvv1.KVBenchmark, st *kvv1.KVBenchmarkStatus, base *kvv1.KVBe
 	msg += "; " + gateText(o)
 	v := verdict{comparison: &kvv1.BaselineComparison{Baseline: name, ComparedAt: &metav1.Time{Time: now}, Changes: c.PointChanges(maxBaselineChanges)},
 		status: metav1.ConditionFalse, reason: ReasonNoRegression, message: "against " + name + ": " + msg}
-	if c.Regressed() {
+	switch c.Outcome() {
+	case stats.OutcomeRegressed:
 		v.status, v.reason = metav1.ConditionTrue, ReasonRegression
+	case stats.OutcomeNoVerdict:
+		v.status, v.reason = metav1.ConditionUnknown, ReasonTooFewRepeats
 	}
 	return v
 }
@@ -255,14 +267,6 @@ func pointList(ps []stats.Point) string {
 	return strings.Join(out, ", ")
 }
 
-func datasetText(d kvv1.DatasetSpec) string {
-	data, err := yaml.Marshal(d)
-	if err != nil {
-		return datasetColumn(d)
-	}
-	return strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", ", ")
-}
-
 func orPending(p kvv1.BenchmarkPhase) kvv1.BenchmarkPhase {
 	if p == "" {
 		return kvv1.PhasePending
@@ -277,7 +281,7 @@ func setCondition(st *kvv1.KVBenchmarkStatus, generation int64, now time.Time, t
 
 // noisyCondition is the Noisy condition for benchmarks with repeats: True names the points whose
 // ops/s vary more than 5% (CoV) over their repeats. Nil without repeats.
-func noisyCondition(runs []kvv1.RunStatus) *metav1.Condition {
+func noisyCondition(spec *kvv1.KVBenchmarkSpec, runs []kvv1.RunStatus) *metav1.Condition {
 	repeated := false
 	for _, r := range runs {
 		repeated = repeated || len(r.Points) > 0
@@ -290,8 +294,13 @@ func noisyCondition(runs []kvv1.RunStatus) *metav1.Condition {
 		return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionFalse, Reason: "Steady",
 			Message: fmt.Sprintf("every repeated point's ops/s vary by at most %g%% (CoV)", 100*stats.DefaultNoisyCoV)}
 	}
-	return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: "NoisyPoints",
-		Message: fmt.Sprintf("ops/s vary by more than %g%% (CoV) over the repeats of: %s", 100*stats.DefaultNoisyCoV, strings.Join(noisy, ", "))}
+	msg := fmt.Sprintf("ops/s vary by more than %g%% (CoV) over the repeats of: %s", 100*stats.DefaultNoisyCoV, strings.Join(noisy, ", "))
+	if kvv1.SharesState(spec) {
+		// The iterations did not measure the same database: the variation is (also) its drift.
+		return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: ReasonStateDrift,
+			Message: msg + "; the sweep writes and reset is none, so each iteration ran on the database the previous one left: the variation comes from that state, not only from noise (reset: perIteration restores the loaded database before each iteration)"}
+	}
+	return &metav1.Condition{Type: kvv1.ConditionNoisy, Status: metav1.ConditionTrue, Reason: "NoisyPoints", Message: msg}
 }
 
 // emitBaseline records an event when the Regressed condition changes.
@@ -309,6 +318,10 @@ func (r *KVBenchmarkReconciler) emitBaseline(old, b *kvv1.KVBenchmark) {
 	case metav1.ConditionFalse:
 		r.Recorder.Event(b, corev1.EventTypeNormal, EventNoRegression, c.Message)
 	default:
-		r.Recorder.Event(b, corev1.EventTypeWarning, EventBaselineUnusable, c.Message)
+		reason := EventBaselineUnusable
+		if c.Reason == ReasonTooFewRepeats {
+			reason = EventNoVerdict
+		}
+		r.Recorder.Event(b, corev1.EventTypeWarning, reason, c.Message)
 	}
 }

@@ -86,6 +86,7 @@ var _ = Describe("spec.baseline", func() {
 		Expect(k8s.Create(ctx, cur)).To(Succeed())
 		finishRun(ns, "slower-pebble", kvv1.EnginePebble, repeats(50000, 20))
 		got := eventuallyRegressed(key(cur), metav1.ConditionTrue, ReasonRegression)
+		Expect(got.Status.Verdict).To(HavePrefix("Regressed"), "the Verdict column, written with the condition")
 
 		c := meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed)
 		Expect(c.Message).To(HavePrefix("against kvbenchmark/base: regressed: pebble readrandom threads=1 "))
@@ -172,7 +173,7 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 		Expect(got.Status.Baseline.Error).To(BeEmpty())
 	})
 
-	It("gates on spec.baseline's metrics and alpha: a latency-only regression passes an ops-only gate and a stricter alpha", func() {
+	It("gates on spec.baseline's metrics and alpha: a latency-only regression passes an ops-only gate; a stricter alpha than 5 repeats can reach has no verdict", func() {
 		ns := newNamespace()
 		fast := benchmarkSpec("fast", ns).Obj()
 		fast.Status = kvv1.KVBenchmarkStatus{Phase: kvv1.PhaseSucceeded, Runs: []kvv1.RunStatus{{
@@ -201,8 +202,11 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 		Expect(got.Status.Baseline.Changes).To(HaveLen(1))
 		Expect(got.Status.Baseline.Changes[0].Metric).To(Equal("opsPerSec"))
 
-		got = eventuallyRegressed(strict, metav1.ConditionFalse, ReasonNoRegression)
-		Expect(meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message).To(HaveSuffix("; compared ops, p50, p99, p999 at alpha 0.005, threshold 5%"))
+		// 5 repeats a side can reach p = 0.0079 at best: at alpha 0.005 that is no verdict, not a pass.
+		got = eventuallyRegressed(strict, metav1.ConditionUnknown, ReasonTooFewRepeats)
+		msg = meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message
+		Expect(msg).To(ContainSubstring("the U test needs at least 6 repeats a side to find a difference at alpha 0.005"))
+		Expect(msg).To(HaveSuffix("; compared ops, p50, p99, p999 at alpha 0.005, threshold 5%"))
 		Expect(got.Status.Baseline.Changes).To(HaveLen(4))
 		for _, ch := range got.Status.Baseline.Changes {
 			Expect(ch.Significant).To(BeFalse(), "%s: p=%v is not below alpha 0.005", ch.Metric, *ch.P)
@@ -216,6 +220,44 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 			metrics = append(metrics, ch.Metric)
 		}
 		Expect(metrics).To(ConsistOf("opsPerSec", "p99Micros"))
+	})
+
+	// With repeat 1 (the default) the U test cannot call any difference significant: a verdict of
+	// NoRegression would pass every gate. (It gave Regressed=False NoRegression for a 19.9% drop.)
+	It("has no verdict below the repeats the U test needs: Unknown TooFewRepeats, the changes with their size", func() {
+		ns := newNamespace()
+		once := func(name string) *kvv1.KVBenchmark {
+			return benchmarkSpec(name, ns).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Repeat = 1 }).Obj()
+		}
+		base := once("once")
+		Expect(k8s.Create(ctx, base)).To(Succeed())
+		finishRun(ns, "once-pebble", kvv1.EnginePebble, []kvv1.PhaseSummary{phase("readrandom", 1, 151699, 10)})
+		eventuallyPhase(key(base), kvv1.PhaseSucceeded)
+		cur := once("once-slower")
+		cur.Spec.Baseline = &kvv1.BaselineRef{Name: "once", Metrics: []kvv1.BaselineMetric{kvv1.BaselineOpsPerSec}}
+		Expect(k8s.Create(ctx, cur)).To(Succeed())
+		finishRun(ns, "once-slower-pebble", kvv1.EnginePebble, []kvv1.PhaseSummary{phase("readrandom", 1, 48944, 10)})
+		got := eventuallyRegressed(key(cur), metav1.ConditionUnknown, ReasonTooFewRepeats)
+		Expect(meta.FindStatusCondition(got.Status.Conditions, kvv1.ConditionRegressed).Message).To(Equal(
+			"against kvbenchmark/once: no verdict: too few repeats in 1 of 1 point(s) (n=1+1): the U test needs at least 4 repeats a side to find a difference at alpha 0.05 (spec.repeat: 4 or more); largest change: pebble readrandom threads=1 ops/s -67.74% (n=1+1); compared ops at alpha 0.05, threshold 5%"))
+		Expect(got.Status.Baseline.Error).To(BeEmpty())
+		Expect(got.Status.Baseline.ComparedAt).NotTo(BeNil())
+		Expect(got.Status.Baseline.Changes).To(HaveLen(1))
+		ch := got.Status.Baseline.Changes[0]
+		Expect(ch.Ratio).To(BeNumerically("~", 48944.0/151699, 1e-9))
+		Expect(ch.Regressed).To(BeFalse())
+		Expect(ch.Significant).To(BeFalse())
+		Eventually(func() []string {
+			var reasons []string
+			for _, e := range eventsFor(ns, "once-slower") {
+				reasons = append(reasons, e.Type+" "+e.Reason)
+			}
+			return reasons
+		}, timeout, interval).Should(ContainElement("Warning " + EventNoVerdict))
+	})
+
+	It("walks save -> kubectl create configmap -> spec.baseline.configMap to a verdict, not a mismatch over the pinned seed", func() {
+		savedBaselinePath()
 	})
 
 	It("says why a baseline cannot be compared: different dataset, no common point, missing, not a benchmark", func() {
@@ -238,7 +280,7 @@ kvbench_result_change_ratio{baseline="kvbenchmark/base",benchmark="slower",engin
 			message string
 		}{
 			{"vs-dataset", kvv1.BaselineRef{ConfigMap: "other-dataset"}, ReasonBaselineMismatch,
-				"baseline configmap/other-dataset has a different dataset (compressionRatioPercent: 50, keyOrder: random, keySize: 16, loadMode: bulk, size: 128Mi, valueSize: 100, this one compressionRatioPercent: 50, keyOrder: random, keySize: 16, loadMode: bulk, size: 64Mi, valueSize: 100): its numbers are not comparable"},
+				"baseline configmap/other-dataset is not comparable with this benchmark (baseline vs this): dataset.size: 128Mi vs 64Mi"},
 			{"vs-points", kvv1.BaselineRef{ConfigMap: "other-points"}, ReasonBaselineMismatch,
 				"baseline configmap/other-points has no point in common with this benchmark (engine, workload, threads): baseline pebble fillrandom threads=1; this pebble readrandom threads=1"},
 			{"vs-missing", kvv1.BaselineRef{Name: "nope"}, ReasonBaselineNotFound,

@@ -5,6 +5,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,6 +26,7 @@ func CacheOptions() cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&batchv1.Job{}: {Label: managed, Transform: trimmed},
 			&corev1.Pod{}:  {Label: managed, Transform: trimmed},
+			&corev1.Node{}: {Transform: trimmedNode},
 		},
 	}
 }
@@ -53,22 +55,58 @@ func trimmed(o any) (any, error) {
 	return o, nil
 }
 
-var _ toolscache.TransformFunc = trimmed
+var (
+	_ toolscache.TransformFunc = trimmed
+	_ toolscache.TransformFunc = trimmedNode
+)
 
-// benchmarkIndex indexes runner Jobs and pods by the benchmark they run, so a reconcile reads its
-// own objects from the cache instead of matching labels on every runner object of the namespace.
-const benchmarkIndex = "kvbench.io/benchmark"
+// trimmedNode keeps of a Node what choosing a node for an exclusive run reads: labels, taints,
+// cordon, allocatable and conditions; a node's image list alone can be tens of kilobytes.
+func trimmedNode(o any) (any, error) {
+	if n, ok := o.(*corev1.Node); ok {
+		n.ManagedFields, n.Annotations = nil, nil
+		n.Status.Images, n.Status.VolumesAttached, n.Status.VolumesInUse = nil, nil, nil
+		n.Status.Capacity, n.Status.NodeInfo = nil, corev1.NodeSystemInfo{}
+	}
+	return o, nil
+}
 
-func benchmarkOf(o client.Object) []string {
-	if v := o.GetLabels()[render.LabelBenchmark]; v != "" {
-		return []string{v}
+// Field indexes of runner Jobs and pods. ownerIndex: the UID of the controlling owner (a Job's
+// KVBenchmark, a pod's Job), so a reconcile finds its children by ownership rather than by a label
+// anyone can copy (kubernetes-sigs/jobset does the same). activeIndex: "true" for the Jobs that
+// hold a concurrency slot and for pods bound to a node and not ended, the ledger of slots and nodes.
+const (
+	ownerIndex  = "kvbench.io/owner-uid"
+	activeIndex = "kvbench.io/active"
+)
+
+func ownerOf(o client.Object) []string {
+	if ref := metav1.GetControllerOf(o); ref != nil {
+		return []string{string(ref.UID)}
 	}
 	return nil
 }
 
-func indexByBenchmark(ctx context.Context, mgr ctrl.Manager) error {
+func activeOf(o client.Object) []string {
+	switch obj := o.(type) {
+	case *batchv1.Job:
+		if !jobFinished(obj) && obj.DeletionTimestamp.IsZero() && controlledByBenchmark(obj) {
+			return []string{"true"}
+		}
+	case *corev1.Pod:
+		if obj.Spec.NodeName != "" && obj.Status.Phase != corev1.PodSucceeded && obj.Status.Phase != corev1.PodFailed {
+			return []string{"true"}
+		}
+	}
+	return nil
+}
+
+func indexRunners(ctx context.Context, mgr ctrl.Manager) error {
 	for _, o := range []client.Object{&batchv1.Job{}, &corev1.Pod{}} {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, o, benchmarkIndex, benchmarkOf); err != nil {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, o, ownerIndex, ownerOf); err != nil {
+			return err
+		}
+		if err := mgr.GetFieldIndexer().IndexField(ctx, o, activeIndex, activeOf); err != nil {
 			return err
 		}
 	}

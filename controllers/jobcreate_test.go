@@ -153,7 +153,14 @@ var _ = Describe("rendered Jobs of accepted specs", func() {
 				continue // the CRD refused it: outside the property
 			}
 			accepted++
-			for _, run := range plan.Plan(b) {
+			for j, run := range plan.Plan(b) {
+				// Each placement the operator gives a run: none, a node it chose or planned, nodes to avoid.
+				switch (i + j) % 3 {
+				case 1:
+					run.Node, run.Picked = "node-a.example.com", j%2 == 0
+				case 2:
+					run.Avoid = []string{"node-a", "node-b.example.com"}[:1+j%2]
+				}
 				job, err := render.Job(b, run, render.DefaultOptions())
 				Expect(err).NotTo(HaveOccurred(), "spec %d run %s: %+v", i, run.Name, b.Spec)
 				Expect(k8s.Create(ctx, job, client.DryRunAll)).To(Succeed(), "seed %d spec %d run %s: %+v", seed, i, run.Name, b.Spec)

@@ -16,7 +16,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
@@ -26,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -37,6 +40,7 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/controllers/slots"
 )
 
 // Event reasons.
@@ -49,15 +53,15 @@ const (
 	EventJobDeleted   = "JobDeleted"
 	EventPhase        = "BenchmarkPhaseChanged"
 	EventNotArchived  = "ResultNotArchived"
+	// EventStatusWriteFailed: the status could not be written (other than a conflict).
+	EventStatusWriteFailed = "StatusWriteFailed"
 )
 
 // Archiving the full result from the runner's log: retried this often while the log cannot be
-// read, given up this long after the run ended (cleanup waits for the outcome), and lines longer
-// than maxResultLine are not read (the operator's memory bound).
+// read, and given up this long after the run ended (cleanup waits for the outcome).
 const (
 	archiveRetry  = 15 * time.Second
 	archiveGiveUp = 5 * time.Minute
-	maxResultLine = 32 << 20
 )
 
 // defaultSlotRetry is how often a benchmark held back by the concurrency limit looks again, as a
@@ -111,25 +115,40 @@ type KVBenchmarkReconciler struct {
 
 	logReader *LogReader
 	results   resultCache
-	// slotMu makes counting free slots and creating Jobs one step across workers.
-	slotMu sync.Mutex
 	// Nodes reads a runner's node for its provenance labels; nil leaves them out.
 	Nodes NodeReader
 
-	// created remembers Jobs this process created until the cache shows them, so the concurrency
-	// limit also counts Jobs the informer has not delivered yet.
-	mu      sync.Mutex
-	created map[types.NamespacedName]time.Time
+	// slotMu makes deciding who may start (placement.go) and reserving their slots and nodes one
+	// step across workers; it is never held across an API call. queue holds what every benchmark
+	// that waits or holds a node wants and holds (nil until seeded from the cache).
+	slotMu sync.Mutex
+	queue  map[types.NamespacedName]*slots.Demand
+	// wake reconciles benchmarks the queue lets start.
+	wake chan event.GenericEvent
+
+	mu sync.Mutex
+	// created remembers Jobs this process created until the cache shows them, so the ledger of
+	// slots and nodes also counts Jobs the informer has not delivered yet.
+	created map[types.NamespacedName]createdJob
+	// refused remembers, per run (namespace/benchmark/run), the nodes the scheduler refused for it.
+	refused map[string]map[string]refusal
+	// unsent are events of a pass whose status write lost a conflict: sent after the next write.
+	unsent map[types.NamespacedName][]pendingEvent
 }
 
 // +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks/status,verbs=get;update;patch
+// Runner Jobs and archive ConfigMaps are owned by their benchmark with blockOwnerDeletion; under the
+// OwnerReferencesPermissionEnforcement admission plugin (OpenShift) that needs update on the owner's
+// finalizers. Creating them needs nothing more: the plugin asks for delete on the object only when an
+// existing object's owner references change, which the operator never does.
+// +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=list
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;list
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // Leader election only: a Role in the operator's namespace (config/rbac, the chart), never cluster-wide Leases.
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kvbench-system,resources=leases,verbs=get;list;watch;create;update;patch;delete
@@ -141,9 +160,10 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	var b kvv1.KVBenchmark
 	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
 		if apierrors.IsNotFound(err) {
-			// Owner references remove the Jobs; only our series are left to drop.
+			// Owner references remove the Jobs; only our series and bookkeeping are left to drop.
 			r.Metrics.Delete(req.NamespacedName)
 			r.forgetResults(req.NamespacedName)
+			r.forgetPlacement(ctx, req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -151,26 +171,28 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if !b.DeletionTimestamp.IsZero() {
 		r.Metrics.Delete(req.NamespacedName)
 		r.forgetResults(req.NamespacedName)
+		r.forgetPlacement(ctx, req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	runs, err := r.planRuns(ctx, &b)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	p := &pass{b: &b, now: r.Clock.Now(), runs: runs}
+	p := &pass{b: &b, now: r.Clock.Now(), runs: runs, events: r.takeUnsent(req.NamespacedName)}
 	if len(runs) == 0 {
 		p.want(nodeRetry) // spread EachNode and no matching node yet
 	}
 	if err := r.observe(ctx, p); err != nil {
 		return ctrl.Result{}, err
 	}
+	releaseErr := r.releaseRefused(ctx, p)
 	createErr := r.createMissing(ctx, p)
 	finishErr := r.finish(ctx, p)
 	if res, err := r.writeStatus(ctx, p); err != nil || res.Requeue {
 		return res, err
 	}
 	// Errors the status now explains are retried on the requeue; others by the rate limiter.
-	if err := errors.Join(createErr, finishErr); err != nil {
+	if err := errors.Join(releaseErr, createErr, finishErr); err != nil {
 		return ctrl.Result{}, err
 	}
 	logf.FromContext(ctx).V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", p.requeue)
@@ -187,7 +209,68 @@ type pass struct {
 	prev     map[string]*kvv1.RunStatus
 	statuses []kvv1.RunStatus
 	missing  []int // runs whose Job is to be created
+	release  []int // runs whose Job goes because the scheduler refused the node the operator chose
 	requeue  time.Duration
+	// events are sent once the status that explains them is written.
+	events []pendingEvent
+}
+
+// pendingEvent is an event on the benchmark, sent after the status write.
+type pendingEvent struct{ typ, reason, message string }
+
+// event queues an event for after the status write.
+func (p *pass) event(typ, reason, format string, args ...any) {
+	e := pendingEvent{typ, reason, fmt.Sprintf(format, args...)}
+	for _, have := range p.events {
+		if have == e {
+			return // a pass that repeats a decision after a lost write does not say it twice
+		}
+	}
+	p.events = append(p.events, e)
+}
+
+// index is the position of the run named name.
+func (p *pass) index(name string) int {
+	for i := range p.runs {
+		if p.runs[i].Name == name {
+			return i
+		}
+	}
+	panic("no run " + name) // Admit answers only for runs the pass asked about
+}
+
+// fail ends run i now with reason and message (it never started: no Job, or none is made).
+func (p *pass) fail(i int, reason, msg string) {
+	st := &p.statuses[i]
+	st.Phase, st.Reason, st.Message = kvv1.RunFailed, reason, truncate(msg)
+	st.CompletionTime, st.WaitingSince = &metav1.Time{Time: p.now}, nil
+}
+
+// waitBounded keeps run i Pending for reason, at most bound after it began waiting for it; then
+// it fails (DeadlineExceeded for queue waits, else reason).
+func (p *pass) waitBounded(i int, reason, msg string, bound time.Duration) {
+	since := waitingSince(p.prev[p.runs[i].Name], reason, p.now)
+	waited := p.now.Sub(since)
+	if waited >= bound {
+		failReason := reason
+		if reason == kvv1.ReasonWaitingForSlot || reason == kvv1.ReasonWaitingForNode {
+			failReason = kvv1.ReasonDeadlineExceeded
+		}
+		p.fail(i, failReason, fmt.Sprintf("waited %s (%s): %s", waited.Round(time.Second), reason, msg))
+		return
+	}
+	st := &p.statuses[i]
+	st.Reason, st.Message, st.WaitingSince = reason, truncate(msg), &metav1.Time{Time: since}
+	p.want(bound - waited)
+}
+
+// waitingSince is when a run began waiting for reason: kept from its previous status while the
+// reason is the same, else now.
+func waitingSince(prev *kvv1.RunStatus, reason string, now time.Time) time.Time {
+	if prev != nil && prev.Phase == kvv1.RunPending && prev.Reason == reason && prev.WaitingSince != nil {
+		return prev.WaitingSince.Time
+	}
+	return now
 }
 
 // want asks for another pass within d (the earliest wish wins).
@@ -201,22 +284,23 @@ func (p *pass) key() types.NamespacedName {
 	return types.NamespacedName{Namespace: p.b.Namespace, Name: p.b.Name}
 }
 
-// observe reads the benchmark's Jobs and pods and derives every planned run's status.
+// observe reads the benchmark's Jobs and pods and derives every planned run's status. Jobs and pods
+// are found by their controller's UID (a field index), never by a label anyone can copy.
 func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 	b := p.b
-	mine := client.MatchingFields{benchmarkIndex: b.Name}
 	var jobs batchv1.JobList
-	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), mine); err != nil {
+	if err := r.List(ctx, &jobs, client.InNamespace(b.Namespace), client.MatchingFields{ownerIndex: string(b.UID)}); err != nil {
 		return err
 	}
-	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(b.Namespace), mine); err != nil {
-		return err
-	}
-	p.pods = pods.Items
 	p.jobs = map[string]*batchv1.Job{}
 	for i := range jobs.Items {
-		p.jobs[jobs.Items[i].Name] = &jobs.Items[i]
+		j := &jobs.Items[i]
+		p.jobs[j.Name] = j
+		var pods corev1.PodList
+		if err := r.List(ctx, &pods, client.InNamespace(b.Namespace), client.MatchingFields{ownerIndex: string(j.UID)}); err != nil {
+			return err
+		}
+		p.pods = append(p.pods, pods.Items...)
 	}
 	p.prev = map[string]*kvv1.RunStatus{}
 	for i := range b.Status.Runs {
@@ -226,15 +310,17 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 	for i, run := range p.runs {
 		job := p.jobs[run.JobName]
 		prev := p.prev[run.Name]
-		if job != nil && !metav1.IsControlledBy(job, b) && (prev == nil || !terminal(prev)) {
-			// A Job of a deleted namesake still being garbage collected: wait for it to go.
-			p.statuses[i] = kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending,
-				Reason: "JobNameTaken", Message: fmt.Sprintf("Job %s exists and belongs to another object", run.JobName)}
-			p.want(r.slotRetry())
-			continue
-		}
-		if job != nil && !metav1.IsControlledBy(job, b) {
-			job = nil // terminal: the status is final whatever Job now has the name
+		if job == nil && (prev == nil || !terminal(prev)) {
+			// Not ours: a Job of a deleted namesake still being garbage collected, or someone else's.
+			var other batchv1.Job
+			if err := r.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: run.JobName}, &other); err == nil {
+				p.statuses[i] = kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending,
+					Reason: "JobNameTaken", Message: fmt.Sprintf("Job %s exists and belongs to another object", run.JobName)}
+				p.want(r.slotRetry())
+				continue
+			} else if !apierrors.IsNotFound(err) {
+				return err
+			}
 		}
 		runPods := podsOf(p.pods, job)
 		st, obs := r.observeRun(run, prev, job, runPods, p)
@@ -249,6 +335,20 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 		}
 		p.statuses[i] = st
 		p.want(obs.requeueAfter)
+		if job != nil && !terminal(&st) && len(runPods) == 0 {
+			if err := r.podRefused(ctx, p, i, job); err != nil {
+				return err
+			}
+		}
+		if job != nil && job.Annotations[render.AnnotationPickedNode] != "" && !job.DeletionTimestamp.IsZero() && st.StartTime == nil && !terminal(&st) && prev != nil {
+			// Going because the scheduler refused the chosen node: it waits, as it did, for the next one.
+			st.Reason, st.Message, st.NodeName = prev.Reason, prev.Message, ""
+			p.statuses[i] = st
+			continue
+		}
+		if job != nil && job.DeletionTimestamp.IsZero() && st.Reason == kvv1.ReasonUnschedulable && job.Annotations[render.AnnotationPickedNode] != "" && st.StartTime == nil {
+			p.release = append(p.release, i) // the scheduler refused the node the operator chose: choose another
+		}
 		if job == nil && st.Phase == kvv1.RunPending {
 			p.missing = append(p.missing, i)
 		}
@@ -256,9 +356,83 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 	return nil
 }
 
+// podRefusalGrace is how long a new Job may have no pod before the operator looks for the Job
+// controller's FailedCreate events (it creates the pod within a second when it can).
+const podRefusalGrace = 5 * time.Second
+
+// podRefused explains run i, whose Job has no pod: when the API server refuses the pod (a
+// ResourceQuota, an admission policy), the Job controller says so only in FailedCreate events on
+// the Job. The run is Pending with the refusal's message, and fails with it after
+// --start-failure-timeout (a quota may free up, a policy will not change its mind).
+func (r *KVBenchmarkReconciler) podRefused(ctx context.Context, p *pass, i int, job *batchv1.Job) error {
+	age := max(0, p.now.Sub(job.CreationTimestamp.Time))
+	if age < podRefusalGrace || jobFinished(job) || !job.DeletionTimestamp.IsZero() {
+		if age < podRefusalGrace {
+			p.want(podRefusalGrace - age)
+		}
+		return nil
+	}
+	var events corev1.EventList
+	if err := r.APIReader.List(ctx, &events, client.InNamespace(job.Namespace), client.MatchingFieldsSelector{Selector: fields.AndSelectors(
+		fields.OneTermEqualSelector("involvedObject.uid", string(job.UID)), fields.OneTermEqualSelector("reason", "FailedCreate"))}); err != nil {
+		return fmt.Errorf("read the events of Job %s: %w", job.Name, err)
+	}
+	msg := newestEventMessage(events.Items)
+	if msg == "" {
+		p.want(r.slotRetry())
+		return nil
+	}
+	p.waitBounded(i, kvv1.ReasonPodRejected, "the API server refuses the runner pod: "+msg, r.startFailureTimeout())
+	p.want(r.slotRetry()) // the quota may free up: look again
+	return nil
+}
+
+// newestEventMessage is the message of the most recent event ("" when none).
+func newestEventMessage(evs []corev1.Event) string {
+	var newest *corev1.Event
+	at := func(e *corev1.Event) time.Time {
+		switch {
+		case e.Series != nil:
+			return e.Series.LastObservedTime.Time
+		case !e.LastTimestamp.IsZero():
+			return e.LastTimestamp.Time
+		case !e.EventTime.IsZero():
+			return e.EventTime.Time
+		}
+		return e.CreationTimestamp.Time
+	}
+	for i := range evs {
+		if newest == nil || at(&evs[i]).After(at(newest)) {
+			newest = &evs[i]
+		}
+	}
+	if newest == nil {
+		return ""
+	}
+	return newest.Message
+}
+
+// releaseRefused deletes the Jobs of runs the scheduler refused on the node the operator chose for
+// them (before they started), and remembers the refusal, so that createMissing chooses another node.
+func (r *KVBenchmarkReconciler) releaseRefused(ctx context.Context, p *pass) error {
+	for _, i := range p.release {
+		run, st, job := p.runs[i], &p.statuses[i], p.jobs[p.runs[i].JobName]
+		node := job.Annotations[render.AnnotationPickedNode]
+		if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete Job %s: %w", job.Name, err)
+		}
+		r.refuse(refusalKey(p.b, run.Name), node, st.Message, p.now)
+		st.Reason, st.Message = kvv1.ReasonWaitingForNode, truncate(fmt.Sprintf("the scheduler refused node %s (%s); choosing another node", node, st.Message))
+		st.NodeName = ""
+		p.want(time.Second)
+	}
+	return nil
+}
+
 // observeRun is observeRun with what the runner logged so far (read in the background).
 func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, p *pass) (kvv1.RunStatus, observation) {
 	var logged *logSnapshot
+	lim := limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()}
 	pod := newestPod(pods)
 	if r.logReader != nil && pod != nil && (prev == nil || !terminal(prev)) {
 		ended := podEnded(pod, p.now)
@@ -266,72 +440,52 @@ func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, j
 		if !ended && pod.Status.Phase == corev1.PodRunning {
 			p.want(r.logReader.Refresh) // stream the finished phases into status
 		}
+		lim.finalLogPending = ended && (logged == nil || !logged.Final)
 	}
-	return observeRun(run, prev, job, pods, logged, p.now, limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()})
+	return observeRun(run, prev, job, pods, logged, p.now, lim)
 }
 
-// createMissing creates the missing Jobs within the concurrency limit. A Job the API server
-// refuses fails its run with the server's message when retrying cannot help, and leaves it
-// Pending with the reason while it can; the error returned is only for the retry.
+// createMissing creates the Jobs of the missing runs that may start: the engine order
+// (plan.Sequence) and the checks of demand say which the benchmark wants, the queue of every
+// waiting benchmark (slots.Admit, under slotMu) which of those may start now and on which node.
+// A Job the API server refuses fails its run with the server's message when retrying cannot
+// help, and leaves it Pending with the reason while it can; the error returned is only for the retry.
 func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) error {
 	b := p.b
-	// Engine order (placement.engines): which missing runs may start now, and the node each is pinned to.
-	starts, waits := plan.Sequence(b.Spec.Placement.Engines, p.runs, p.statuses, p.missing)
-	for _, w := range waits {
-		p.statuses[w.Index].Reason, p.statuses[w.Index].Message = kvv1.ReasonWaitingForRun, w.Message
+	d, jobs, err := r.demand(ctx, p)
+	if err != nil {
+		return err
 	}
-	p.missing = p.missing[:0]
-	for _, s := range starts {
-		p.runs[s.Index].Node, p.statuses[s.Index].NodeName = s.Node, s.Node
-		p.missing = append(p.missing, s.Index)
-	}
-	if len(p.missing) == 0 {
-		return nil
-	}
-	// Counting and creating under one lock keeps the limit exact with several workers.
-	r.slotMu.Lock()
-	defer r.slotMu.Unlock()
-	free, err := r.freeSlots(ctx)
+	p.missing = nil
+	// Decided under slotMu with every other benchmark, reserved in the ledger, created after.
+	starts, err := r.admitted(ctx, p, d, jobs)
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, i := range p.missing {
-		run, st := p.runs[i], &p.statuses[i]
-		if free == 0 {
-			st.Reason = kvv1.ReasonWaitingForSlot
-			st.Message = fmt.Sprintf("the operator runs at most %d runner Jobs at a time", r.Config.MaxConcurrentRuns)
-			p.want(r.slotRetry())
-			continue
-		}
-		job, err := render.Job(b, run, r.Config.Render)
-		if err != nil {
-			st.Phase, st.Reason, st.Message = kvv1.RunFailed, "InvalidOperatorConfig", err.Error()
-			st.CompletionTime = &metav1.Time{Time: p.now}
-			continue
-		}
+	for _, s := range starts {
+		run, st, job := p.runs[s.index], &p.statuses[s.index], s.job
 		if err := r.Create(ctx, job); err != nil {
 			switch {
 			case apierrors.IsAlreadyExists(err):
-				// The cache is behind; the next pass sees the Job.
+				// The cache is behind; the next pass sees the Job (the reservation stands for it).
 				p.want(time.Second)
+				continue
 			case createPermanent(err):
-				st.Phase, st.Reason = kvv1.RunFailed, kvv1.ReasonJobRejected
-				st.Message = truncate(fmt.Sprintf("the API server refused Job %s: %s", job.Name, apiMessage(err)))
-				st.CompletionTime = &metav1.Time{Time: p.now}
+				p.fail(s.index, kvv1.ReasonJobRejected, fmt.Sprintf("the API server refused Job %s: %s", job.Name, apiMessage(err)))
 			default:
-				st.Reason = kvv1.ReasonJobCreateRetrying
-				st.Message = truncate(fmt.Sprintf("creating Job %s failed, retrying: %s", job.Name, apiMessage(err)))
+				p.waitBounded(s.index, kvv1.ReasonJobCreateRetrying, fmt.Sprintf("creating Job %s failed, retrying: %s", job.Name, apiMessage(err)), r.startFailureTimeout())
 				errs = append(errs, fmt.Errorf("create Job %s: %w", job.Name, err))
 			}
+			r.unexpect(job)
 			continue
 		}
-		r.expect(types.NamespacedName{Namespace: job.Namespace, Name: job.Name}, p.now)
 		r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
-		r.Recorder.Eventf(b, corev1.EventTypeNormal, EventRunCreated, "Created Job %s for engine %s", job.Name, run.Name)
-		if free > 0 {
-			free--
+		where := ""
+		if st.NodeName != "" {
+			where = " on node " + st.NodeName
 		}
+		p.event(corev1.EventTypeNormal, EventRunCreated, "Created Job %s for engine %s%s", job.Name, run.Name, where)
 	}
 	return errors.Join(errs...)
 }
@@ -365,13 +519,30 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 	b := p.b
 	for i, run := range p.runs {
 		prev, job := p.prev[run.Name], p.jobs[run.JobName]
-		if prev == nil || !terminal(prev) || job == nil || !metav1.IsControlledBy(job, b) {
+		if prev == nil || !terminal(prev) {
 			continue
 		}
-		pod := newestPod(podsOf(p.pods, job))
-		if r.logReader != nil && p.statuses[i].FullResult == nil && !podActive(pod) {
+		var pod *corev1.Pod
+		if job != nil {
+			pod = newestPod(podsOf(p.pods, job))
+		}
+		if r.logReader != nil && p.statuses[i].FullResult == nil && prev.StartTime != nil && (pod == nil || !podActive(pod)) {
+			if pod == nil {
+				// The runner ran and its pod is gone (its Job deleted, or the pod): confirm with the API
+				// server, then record that its log cannot be read.
+				gone, err := r.podGone(ctx, p, run, job)
+				if err != nil || !gone {
+					return err
+				}
+			}
 			r.archiveRun(ctx, p, i, pod)
 			continue // cleanup once the archive's outcome is persisted (the status write brings the next pass)
+		}
+		if r.logReader != nil && pod != nil {
+			r.logReader.Forget(pod.UID) // the archive's outcome is in status
+		}
+		if job == nil {
+			continue
 		}
 		if !job.DeletionTimestamp.IsZero() {
 			continue
@@ -394,7 +565,7 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 			if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 				return fmt.Errorf("delete Job %s: %w", job.Name, err)
 			}
-			r.Recorder.Eventf(b, corev1.EventTypeNormal, EventJobDeleted, "Deleted Job %s of finished run %s", job.Name, run.Name)
+			p.event(corev1.EventTypeNormal, EventJobDeleted, "Deleted Job %s of finished run %s", job.Name, run.Name)
 		}
 	}
 	return nil
@@ -423,11 +594,9 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 			for j := range snap.Result.Phases {
 				full[j] = snap.Result.Phases[j].PhaseSummary
 			}
-			st.Results = capPhases(mergePhases(full, st.Results))
-			st.Truncated = max(0, int32(len(full)-len(st.Results)))
-		}
-		if pod != nil {
-			r.logReader.Forget(pod.UID)
+			known := max(int32(len(full)), int32(len(st.Results))+st.Truncated)
+			st.Results = mergePhases(full, st.Results)
+			st.Truncated = max(0, known-int32(len(st.Results)))
 		}
 	case sinceEnd < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())
@@ -436,7 +605,7 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 		st.FullResult = &kvv1.ResultArchive{Error: truncate(err.Error())}
 	}
 	if fr := st.FullResult; fr != nil && fr.Error != "" {
-		r.Recorder.Eventf(p.b, corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
+		p.event(corev1.EventTypeWarning, EventNotArchived, "The full result of run %s is not archived: %s", run.Name, fr.Error)
 	}
 }
 
@@ -444,20 +613,37 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 // refreshes the benchmark's series.
 func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.Result, error) {
 	b := p.b
+	for i := range p.statuses {
+		st := &p.statuses[i]
+		if st.Phase != kvv1.RunPending || st.Reason == "" {
+			st.WaitingSince = nil
+		} else if st.WaitingSince == nil {
+			st.WaitingSince = &metav1.Time{Time: waitingSince(p.prev[st.Name], st.Reason, p.now)}
+		}
+	}
 	newStatus := aggregate(b, p.statuses, p.now)
 	p.want(r.compareBaseline(ctx, b, &newStatus, p.now))
+	newStatus.Verdict = verdictColumn(newStatus.Conditions) // with the Regressed condition just set
+	fitStatus(&newStatus, b.Generation, metav1.Time{Time: p.now})
+	meta.RemoveStatusCondition(&newStatus.Conditions, ConditionStatusWriteFailed) // this write clears it
 	changed := !apiequality.Semantic.DeepEqual(b.Status, newStatus)
 	if changed {
 		old := b.DeepCopy()
 		b.Status = newStatus
 		if err := r.Status().Update(ctx, b); err != nil {
+			// The events wait for a status that explains them; the next pass decides again.
+			r.keepUnsent(p)
 			if apierrors.IsConflict(err) {
 				return ctrl.Result{Requeue: true}, nil
 			}
-			return ctrl.Result{}, err
+			r.statusWriteFailed(ctx, old, err, p.now)
+			return ctrl.Result{}, fmt.Errorf("write status: %w", err) // retried with the rate limiter's backoff
 		}
 		r.emitTransitions(old, b)
 		r.emitBaseline(old, b)
+	}
+	for _, e := range p.events {
+		r.Recorder.Event(b, e.typ, e.reason, e.message)
 	}
 	// The series follow status and the archives it names: rebuild them when either changed, or
 	// an archive could not be read yet.
@@ -465,6 +651,50 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 		r.Metrics.Set(b, r.archivedResults(ctx, b))
 	}
 	return ctrl.Result{}, nil
+}
+
+// ConditionStatusWriteFailed is True while the operator cannot write a benchmark's status (for a
+// reason other than a conflict); its message is the API server's.
+const ConditionStatusWriteFailed = "StatusWriteFailed"
+
+// statusWriteFailed makes a failed status write visible: a Warning event, and the condition
+// StatusWriteFailed on the status last written (a small change, which can succeed where the full
+// write failed). The failed write itself is retried with backoff by the caller's error.
+func (r *KVBenchmarkReconciler) statusWriteFailed(ctx context.Context, old *kvv1.KVBenchmark, err error, now time.Time) {
+	msg := truncate("the operator cannot write this benchmark's status, and retries with backoff: " + apiMessage(err))
+	logf.FromContext(ctx).Error(err, "cannot write status")
+	r.Recorder.Eventf(old, corev1.EventTypeWarning, EventStatusWriteFailed, "%s", msg)
+	if c := meta.FindStatusCondition(old.Status.Conditions, ConditionStatusWriteFailed); c != nil && c.Message == msg {
+		return
+	}
+	b := old.DeepCopy()
+	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: ConditionStatusWriteFailed, Status: metav1.ConditionTrue,
+		Reason: "WriteFailed", Message: msg, ObservedGeneration: b.Generation, LastTransitionTime: metav1.Time{Time: now}})
+	if err := r.Status().Update(ctx, b); err != nil {
+		logf.FromContext(ctx).Error(err, "cannot record that status cannot be written")
+	}
+}
+
+// keepUnsent keeps the events of a pass whose status write failed for the next pass.
+func (r *KVBenchmarkReconciler) keepUnsent(p *pass) {
+	if len(p.events) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unsent == nil {
+		r.unsent = map[types.NamespacedName][]pendingEvent{}
+	}
+	r.unsent[p.key()] = p.events
+}
+
+// takeUnsent returns (and forgets) the events kept for key.
+func (r *KVBenchmarkReconciler) takeUnsent(key types.NamespacedName) []pendingEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := r.unsent[key]
+	delete(r.unsent, key)
+	return ev
 }
 
 // nodeRetry is how often a spread EachNode benchmark without a matching node looks again.
@@ -509,8 +739,6 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	switch {
 	case pod == nil:
 		return &kvv1.ResultArchive{Error: "the runner pod is gone; its log cannot be read"}, nil
-	case snap.Bad != nil && errors.Is(snap.Bad, archive.ErrLineTooLong):
-		return &kvv1.ResultArchive{Error: snap.Bad.Error() + "; kubectl kvbench save reads it from the pod log before cleanup"}, nil
 	case snap.Bad != nil:
 		return &kvv1.ResultArchive{Error: truncate(snap.Bad.Error())}, nil
 	case snap.Err != nil:
@@ -518,16 +746,28 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	case snap.Result == nil:
 		return &kvv1.ResultArchive{Error: fmt.Sprintf("the log of pod %s has no result line (the runner did not get to write one)", pod.Name)}, nil
 	}
-	res := snap.Result
-	if res.Engine == "" {
-		res.Engine = run.Engine.Name
+	if snap.built == nil {
+		// Built once per snapshot: when the status write after storing it fails, the retry
+		// stores the same bytes (the node's labels may have changed meanwhile).
+		res := snap.Result.DeepCopy()
+		if res.Engine == "" {
+			res.Engine = run.Engine.Name
+		}
+		r.stampProvenance(ctx, res, pod)
+		var over []string
+		if snap.Over != nil {
+			// What fits is archived, and says what the limits left out.
+			res.Error = strings.TrimPrefix(res.Error+"; "+snap.Over.Error(), "; ")
+			over = []string{archive.DroppedOverLimits}
+		}
+		cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
+		if err != nil {
+			return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
+		}
+		snap.built = &builtArchive{cm: cm, dropped: append(over, dropped...)}
+		r.logReader.keepBuilt(pod.UID, snap.built)
 	}
-	r.stampProvenance(ctx, res, pod)
-	cm, dropped, err := archive.ConfigMap(b, run.Name, run.JobName, res)
-	if err != nil {
-		return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
-	}
-	return r.storeArchive(ctx, b, cm, dropped)
+	return r.storeArchive(ctx, b, snap.built.cm.DeepCopy(), snap.built.dropped)
 }
 
 // LogOpener opens a container's log.
@@ -559,77 +799,11 @@ func finishedAt(st *kvv1.RunStatus, now time.Time) time.Time {
 	return now
 }
 
-// freeSlots is how many more runner Jobs may start; -1 means unlimited.
-func (r *KVBenchmarkReconciler) freeSlots(ctx context.Context) (int, error) {
-	if r.Config.MaxConcurrentRuns <= 0 {
-		return -1, nil
-	}
-	var all batchv1.JobList
-	if err := r.List(ctx, &all, client.MatchingLabels{render.LabelManagedBy: render.ManagerName}); err != nil {
-		return 0, err
-	}
-	seen := map[types.NamespacedName]bool{}
-	active := 0
-	for _, j := range all.Items {
-		if !controlledByBenchmark(&j) {
-			continue // a copied label does not take a slot
-		}
-		seen[types.NamespacedName{Namespace: j.Namespace, Name: j.Name}] = true
-		if !jobFinished(&j) && j.DeletionTimestamp.IsZero() {
-			active++
-		}
-	}
-	r.mu.Lock()
-	for k, at := range r.created {
-		// Observed by the cache, or old enough that the cache must have caught up.
-		if seen[k] || r.Clock.Since(at) > time.Minute {
-			delete(r.created, k)
-			continue
-		}
-		active++
-	}
-	r.mu.Unlock()
-	return max(0, r.Config.MaxConcurrentRuns-active), nil
-}
-
 func (r *KVBenchmarkReconciler) slotRetry() time.Duration {
 	if r.Config.SlotRetry > 0 {
 		return r.Config.SlotRetry
 	}
 	return defaultSlotRetry
-}
-
-// waitingForSlot maps a runner Job event to the benchmarks that wait for a concurrency slot, so a
-// finished run elsewhere lets them start at once.
-func (r *KVBenchmarkReconciler) waitingForSlot(ctx context.Context, o client.Object) []reconcile.Request {
-	job, ok := o.(*batchv1.Job)
-	if !ok || r.Config.MaxConcurrentRuns <= 0 || (!jobFinished(job) && job.DeletionTimestamp.IsZero()) {
-		return nil
-	}
-	var list kvv1.KVBenchmarkList
-	if err := r.List(ctx, &list); err != nil {
-		logf.FromContext(ctx).Error(err, "list KVBenchmarks waiting for a slot")
-		return nil
-	}
-	var out []reconcile.Request
-	for _, b := range list.Items {
-		for _, run := range b.Status.Runs {
-			if run.Reason == kvv1.ReasonWaitingForSlot {
-				out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: b.Namespace, Name: b.Name}})
-				break
-			}
-		}
-	}
-	return out
-}
-
-func (r *KVBenchmarkReconciler) expect(key types.NamespacedName, now time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.created == nil {
-		r.created = map[types.NamespacedName]time.Time{}
-	}
-	r.created[key] = now
 }
 
 func (r *KVBenchmarkReconciler) emitTransitions(old, b *kvv1.KVBenchmark) {
@@ -651,9 +825,10 @@ func (r *KVBenchmarkReconciler) emitTransitions(old, b *kvv1.KVBenchmark) {
 			r.Recorder.Eventf(b, corev1.EventTypeWarning, EventRunFailed, "Run %s failed: %s: %s", s.Name, s.Reason, s.Message)
 		case kvv1.RunPending:
 			if s.Reason != "" {
-				// Waiting for a slot is by design; every other wait is something to look at.
+				// Waiting for a slot, a node or the previous engine is by design (Normal, naming what
+				// is in the way); every other wait is something to look at.
 				typ := corev1.EventTypeWarning
-				if s.Reason == kvv1.ReasonWaitingForSlot {
+				if ordinaryWait[s.Reason] {
 					typ = corev1.EventTypeNormal
 				}
 				r.Recorder.Eventf(b, typ, EventRunWaiting, "Run %s waits: %s: %s", s.Name, s.Reason, s.Message)
@@ -667,6 +842,25 @@ func (r *KVBenchmarkReconciler) emitTransitions(old, b *kvv1.KVBenchmark) {
 		}
 		r.Recorder.Eventf(b, typ, EventPhase, "Benchmark is %s (%s runs finished)", b.Status.Phase, b.Status.Progress)
 	}
+}
+
+// ordinaryWait are the waits a shared cluster has by design.
+var ordinaryWait = map[string]bool{kvv1.ReasonWaitingForSlot: true, kvv1.ReasonWaitingForNode: true, kvv1.ReasonWaitingForRun: true}
+
+// podGone: no pod of run is left on the API server (the cache may lag behind a new one).
+func (r *KVBenchmarkReconciler) podGone(ctx context.Context, p *pass, run plan.Run, job *batchv1.Job) (bool, error) {
+	var pods corev1.PodList
+	if err := r.APIReader.List(ctx, &pods, client.InNamespace(p.b.Namespace), client.MatchingLabels{
+		render.LabelBenchmark: p.b.Name, render.LabelRun: render.RunLabelValue(run.Name, run.JobName)}); err != nil {
+		return false, err
+	}
+	for i := range pods.Items {
+		ref := metav1.GetControllerOf(&pods.Items[i])
+		if ref != nil && ref.Name == run.JobName && (job == nil || ref.UID == job.UID) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // podActive: the pod may still run (or start) the benchmark; nil (no pod) counts as active, so a
@@ -689,6 +883,26 @@ func podsOf(pods []corev1.Pod, job *batchv1.Job) []corev1.Pod {
 	return out
 }
 
+// benchmarkOfPod maps a runner pod to the benchmark that controls its Job (the label, which anyone
+// can set, only when the Job is gone: it only asks for a reconcile, which trusts owners alone).
+func (r *KVBenchmarkReconciler) benchmarkOfPod(ctx context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[render.LabelBenchmark]
+	if ref := metav1.GetControllerOf(o); ref != nil && ref.Kind == "Job" {
+		var job batchv1.Job
+		if err := r.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ref.Name}, &job); err == nil {
+			owner := metav1.GetControllerOf(&job)
+			if job.UID != ref.UID || owner == nil || !controlledByBenchmark(&job) {
+				return nil
+			}
+			name = owner.Name
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+}
+
 // SetupWithManager registers the controller. Several workers may reconcile different benchmarks
 // at once: the concurrency limit stays exact because counting and creating hold slotMu. Log reads
 // run outside the workers; a finished read reconciles its benchmark through a channel source.
@@ -708,9 +922,14 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			r.logReader.Refresh = r.Config.LogRefresh
 		}
 	}
-	if err := indexByBenchmark(context.Background(), mgr); err != nil {
+	if err := indexRunners(context.Background(), mgr); err != nil {
 		return err
 	}
+	// Exclusive runs are placed from the cached nodes (trimmed: CacheOptions).
+	if _, err := mgr.GetCache().GetInformer(context.Background(), &corev1.Node{}); err != nil {
+		return err
+	}
+	r.wake = make(chan event.GenericEvent, 1024)
 	managed, err := predicate.LabelSelectorPredicate(metav1.LabelSelector{MatchLabels: map[string]string{render.LabelManagedBy: render.ManagerName}})
 	if err != nil {
 		return err
@@ -718,15 +937,12 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	bld := ctrl.NewControllerManagedBy(mgr).
 		For(&kvv1.KVBenchmark{}).
 		Owns(&batchv1.Job{}, builder.WithPredicates(managed)).
-		// Pods belong to Jobs, not to the benchmark; map them back by label.
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			name := o.GetLabels()[render.LabelBenchmark]
-			if name == "" {
-				return nil
-			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
-		}), builder.WithPredicates(managed)).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.waitingForSlot), builder.WithPredicates(managed))
+		// Pods belong to Jobs, not to the benchmark: map them back through their Job.
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.benchmarkOfPod), builder.WithPredicates(managed)).
+		// A Job or pod that stops holding a slot or node reconciles the benchmarks that may start now.
+		Watches(&batchv1.Job{}, r.freed(), builder.WithPredicates(managed)).
+		Watches(&corev1.Pod{}, r.freed(), builder.WithPredicates(managed)).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{}))
 	if r.logReader != nil {
 		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{}))
 	}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +42,9 @@ type limits struct {
 	unschedulable time.Duration
 	// startFailure bounds image pull errors and CreateContainerConfigError.
 	startFailure time.Duration
+	// finalLogPending: the pod has ended and the read of its whole log (logged, once Final) is
+	// still to come; a run is not made terminal before it, as what the log holds can fail it.
+	finalLogPending bool
 }
 
 // podGoneGrace is how long past its deletion deadline a terminating pod is still waited for (a
@@ -52,6 +57,15 @@ const podGoneGrace = 2 * time.Minute
 // gone: the Job's FailureTarget (deadline) and SuccessCriteriaMet come while the runner may still
 // be writing its summary.
 func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
+	st, obs := observeRunPhase(run, prev, job, pods, logged, now, lim)
+	if st.Phase == kvv1.RunPending && prev != nil && prev.Phase == kvv1.RunRunning {
+		// A run never goes back to Pending: whatever its pod does now, it has started.
+		st.Phase, st.Reason, st.Message = kvv1.RunRunning, "", ""
+	}
+	return st, obs
+}
+
+func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
 	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
 	if prev != nil {
 		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
@@ -111,6 +125,7 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 	complete := jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobSuccessCriteriaMet)
 	failed := jobCondition(job, batchv1.JobFailed) || jobCondition(job, batchv1.JobFailureTarget)
 	podFailed := pod != nil && pod.Status.Phase == corev1.PodFailed
+	podSucceeded := pod != nil && pod.Status.Phase == corev1.PodSucceeded
 	ended := podEnded(pod, now)
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
@@ -121,6 +136,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 			st.CompletionTime = job.Status.CompletionTime.DeepCopy()
 		default:
 			st.CompletionTime = &metav1.Time{Time: now}
+		}
+		if st.StartTime == nil && (prev == nil || prev.Phase == kvv1.RunPending) && (pod == nil || pod.Spec.NodeName == "") {
+			st.NodeName = run.Node // it never got a node: the pin was a plan, not where it ran
 		}
 		return st, observation{}
 	}
@@ -133,7 +151,17 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: podGoneGrace}
-	case complete:
+	case lim.finalLogPending && (complete || podSucceeded || failed || podFailed):
+		if running != nil || term != nil || prev != nil && prev.Phase == kvv1.RunRunning {
+			st.Phase = kvv1.RunRunning
+		}
+		return st, observation{requeueAfter: time.Second} // the read's end reconciles at once; this is the safety net
+	case (complete || podSucceeded && !failed) && logged != nil && logged.Over != nil:
+		return finish(kvv1.RunFailed, kvv1.ReasonResultOverLimits, logged.Over.Error())
+	case complete || (podSucceeded && !failed):
+		// The runner exited 0: with one completion and no retries the Job can only complete too,
+		// so the run is decided now, not when the Job controller gets to mark it (the next engine
+		// of a comparison starts at once).
 		if summary == nil {
 			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))
 		}
@@ -162,11 +190,9 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		return finish(kvv1.RunFailed, reason, msg)
 	}
 	if c := podCondition(pod, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+		// Bounded whatever the scheduler says: the operator keeps exclusive runs apart itself, so a
+		// pod anti-affinity here is the user's (or a pod's that forged a runner label).
 		st.Reason, st.Message = kvv1.ReasonUnschedulable, truncate(c.Message)
-		if strings.Contains(c.Message, "anti-affinity") {
-			// Waiting for an exclusive node to free up; the Job's deadline still bounds the wait.
-			return st, observation{}
-		}
 		since := c.LastTransitionTime.Time
 		if since.IsZero() {
 			since = job.CreationTimestamp.Time
@@ -176,7 +202,8 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 		}
 		return finish(kvv1.RunFailed, kvv1.ReasonUnschedulable, c.Message)
 	}
-	if running != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
+	if running != nil || term != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
+		// Running, or ended before the Job controller marked the Job (its verdict is on its way).
 		st.Phase = kvv1.RunRunning
 	}
 	return st, observation{}
@@ -209,7 +236,7 @@ func startedWaiting(pod *corev1.Pod, job *batchv1.Job) time.Time {
 // mergeResults sets st's results from the termination message's summary and the phases the
 // runner logged, on top of what st already has (the previous status): every phase any of them
 // knows, by index, the most detailed copy of each. The summary is bounded (it drops detail,
-// then phases); the phase lines are not, but are read only every few seconds.
+// then phases), the phase lines by the limits on runner output; fitStatus bounds the whole status.
 func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot) {
 	var fromSummary []kvv1.PhaseSummary
 	var sumLoad *kvv1.PhaseSummary
@@ -223,27 +250,18 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	if logged != nil {
 		fromLog, logLoad = logged.Phases, logged.Load
 	}
-	st.Results = capPhases(mergePhases(fromLog, st.Results, fromSummary))
+	// Phases known to exist: the most any source knows of, counting what it left out.
+	known := int32(len(st.Results)) + st.Truncated
+	if summary != nil {
+		known = max(known, int32(len(summary.Phases))+summary.Truncated)
+	}
+	st.Results = mergePhases(fromLog, st.Results, fromSummary)
+	st.Truncated = max(0, max(known, int32(len(fromLog)))-int32(len(st.Results)))
 	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
 		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
 			st.Load = l.DeepCopy()
 		}
 	}
-	if summary != nil {
-		st.Truncated = max(0, int32(len(summary.Phases))+summary.Truncated-int32(len(st.Results)))
-	}
-}
-
-// maxStatusPhases bounds the phases kept in one run's status (about 400 KB), far below the API
-// server's object limit whatever sweep the CRD accepts; the archive and the metrics keep them all.
-const maxStatusPhases = 1000
-
-// capPhases keeps the first maxStatusPhases phases.
-func capPhases(p []kvv1.PhaseSummary) []kvv1.PhaseSummary {
-	if len(p) > maxStatusPhases {
-		return p[:maxStatusPhases]
-	}
-	return p
 }
 
 // mergePhases returns the union of phase lists by Index in index order, keeping for each index
@@ -471,20 +489,26 @@ func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.K
 	} else {
 		set(kvv1.ConditionSucceeded, false, string(st.Phase), fmt.Sprintf("%d of %d run(s) succeeded", succeeded, len(runs)))
 	}
-	if c := noisyCondition(runs); c != nil {
+	if c := noisyCondition(&b.Spec, runs); c != nil {
 		set(c.Type, c.Status == metav1.ConditionTrue, c.Reason, c.Message)
 	}
 	st.Headline = headline(runs)
+	st.Reason = reasonColumn(st.Phase, runs)
+	st.Verdict = verdictColumn(st.Conditions)
 	return st
 }
 
-// phaseProgress is "finished/planned" measured phases over all runs. A run that ended keeps its
-// finished phases; the ones it never ran still count as planned.
+// phaseProgress is "finished/planned" measured phases over all runs. Every run plans the same
+// phases (one run per engine, or per engine and node under EachNode, whose runs exist once the
+// nodes are known). A run that ended keeps its finished phases; the ones it never ran still count
+// as planned.
 func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
-	planned, done := 0, 0
-	for _, run := range plan.Plan(b) {
-		planned += plannedPhases(run.Config)
+	n := len(runs)
+	if n == 0 {
+		n = len(b.Spec.Engines)
 	}
+	cfg := kvv1.RunnerConfig{Workloads: b.Spec.Workloads, Threads: b.Spec.Threads, Repeat: b.Spec.Repeat}
+	planned, done := n*plannedPhases(cfg), 0
 	for _, r := range runs {
 		done += len(r.Results) + int(r.Truncated)
 	}
@@ -492,13 +516,15 @@ func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
 }
 
 // plannedPhases is how many measured phases a runner config makes: each workload at each of its
-// thread counts, per repeat; a db_bench passthrough counts once (its own flags decide).
+// thread counts, per repeat; a db_bench passthrough as many as dbBenchPhases; pseudo-benchmarks
+// (stats, levelstats, waitforcompaction) none.
 func plannedPhases(cfg kvv1.RunnerConfig) int {
 	n := 0
 	for _, w := range cfg.Workloads {
 		switch {
+		case w.Name == kvv1.WorkloadStats || w.Name == kvv1.WorkloadLevelStats || w.Name == kvv1.WorkloadWaitForCompaction:
 		case w.Name == kvv1.WorkloadDBBench:
-			n++
+			n += dbBenchPhases(w.DBBenchArgs)
 		case len(w.Threads) > 0:
 			n += len(w.Threads)
 		case len(cfg.Threads) > 0:
@@ -510,7 +536,49 @@ func plannedPhases(cfg kvv1.RunnerConfig) int {
 	return n * max(1, int(cfg.Repeat))
 }
 
-// headline is the last measured phase of the last run that has results.
+// dbBenchNoResult are db_bench 7.8.3 benchmarks that print no result line (so make no phase).
+var dbBenchNoResult = map[string]bool{
+	"stats": true, "levelstats": true, "sstables": true, "stats_history": true, "memstats": true,
+	"printstats": true, "resetstats": true, "flush": true, "compactall": true, "compact0": true,
+	"compact1": true, "waitforcompaction": true, "replay": true, "block_cache_entry_stats": true,
+	"cache_report_problems": true, "openandcompact": true,
+}
+
+// dbBenchRepeat is db_bench's "name[XN]" (run N times, a result line each) and "[WN]" (N warm-up
+// runs, no result) suffix.
+var dbBenchRepeat = regexp.MustCompile(`\[X(\d+)\]`)
+
+// dbBenchPhases is how many result lines (phases) db_bench prints for these arguments: one per
+// benchmark of --benchmarks, N for name[XN], none for the ones that report nothing. Without
+// --benchmarks db_bench runs its long default list; it counts as one (progress then grows as the
+// phases come).
+func dbBenchPhases(args []string) int {
+	list := ""
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "benchmarks="); ok {
+			list = v
+		}
+	}
+	if list == "" {
+		return 1
+	}
+	n := 0
+	for _, b := range strings.Split(list, ",") {
+		name, _, _ := strings.Cut(b, "[")
+		switch {
+		case name == "" || dbBenchNoResult[name]:
+		case dbBenchRepeat.MatchString(b):
+			x, _ := strconv.Atoi(dbBenchRepeat.FindStringSubmatch(b)[1])
+			n += max(x, 1)
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// headline is the last measured phase of the last run that has results, labelled with what it
+// measured.
 func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
@@ -518,7 +586,8 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 			continue
 		}
 		p := r.Results[len(r.Results)-1]
-		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: int64(math.Round(p.OpsPerSec))}
+		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: roundInt64(p.OpsPerSec)}
+		h.Label = fmt.Sprintf("%s %s threads=%d: %d ops/s", r.Engine, p.Workload, p.Threads, h.OpsPerSec)
 		if p.LatencyMicros != nil {
 			v := p.LatencyMicros.P99
 			h.P99Micros = &v
@@ -526,6 +595,61 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 		return h
 	}
 	return nil
+}
+
+// roundInt64 rounds x to an int64, clamped to its range (a runner's 1e308 converts to none).
+func roundInt64(x float64) int64 {
+	switch x = math.Round(stats.Finite(x)); {
+	case x >= 1<<63:
+		return math.MaxInt64
+	case x < -(1 << 63):
+		return math.MinInt64
+	}
+	return int64(x)
+}
+
+// reasonColumn is status.reason: why nothing runs (the first waiting run's reason) or, once the
+// benchmark failed, why (the failed runs' distinct reasons).
+func reasonColumn(phase kvv1.BenchmarkPhase, runs []kvv1.RunStatus) string {
+	var reasons []string
+	for _, r := range runs {
+		switch {
+		case phase == kvv1.PhaseFailed && r.Phase == kvv1.RunFailed && r.Reason != "":
+			if !slices.Contains(reasons, r.Reason) {
+				reasons = append(reasons, r.Reason)
+			}
+		case phase != kvv1.PhaseFailed && r.Phase == kvv1.RunRunning:
+			return ""
+		case phase != kvv1.PhaseFailed && r.Phase == kvv1.RunPending && r.Reason != "" && len(reasons) == 0:
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	return strings.Join(reasons, ",")
+}
+
+// verdictColumn is status.verdict from the Regressed and Noisy conditions: Regressed or
+// NoRegression, or the reason there is no verdict (the baseline is missing, mismatched, ...);
+// and Noisy or StateDrift when they are True. Empty when there is neither condition.
+func verdictColumn(conds []metav1.Condition) string {
+	var out []string
+	if c := meta.FindStatusCondition(conds, kvv1.ConditionRegressed); c != nil {
+		switch c.Status {
+		case metav1.ConditionTrue:
+			out = append(out, kvv1.ConditionRegressed)
+		case metav1.ConditionFalse:
+			out = append(out, "NoRegression")
+		default:
+			out = append(out, c.Reason)
+		}
+	}
+	if c := meta.FindStatusCondition(conds, kvv1.ConditionNoisy); c != nil && c.Status == metav1.ConditionTrue {
+		if c.Reason == ReasonStateDrift {
+			out = append(out, ReasonStateDrift)
+		} else {
+			out = append(out, kvv1.ConditionNoisy)
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 func newestPod(pods []corev1.Pod) *corev1.Pod {

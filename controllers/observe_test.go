@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -9,9 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
@@ -65,6 +69,7 @@ func TestObserveRun(t *testing.T) {
 		job     *batchv1.Job
 		pods    []corev1.Pod
 		logged  *logSnapshot
+		pending bool // the final log read is still to come
 		want    kvv1.RunStatus
 		requeue time.Duration
 	}{
@@ -77,6 +82,20 @@ func TestObserveRun(t *testing.T) {
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
 			want: with(func(s *kvv1.RunStatus) {
 				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
+			})},
+		"complete, its final log read still to come: running until it has been read": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods:    mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			pending: true,
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+			}),
+			requeue: time.Second},
+		"complete, but its log was over the limits on runner output": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
+			pods:   mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			logged: &logSnapshot{Final: true, Over: &archive.LimitError{Left: []string{"20000 phase line(s) over the limit of 10000"}}},
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunFailed, kvv1.ReasonResultOverLimits, "n1", at(start), at(end), result
+				s.Message = "the runner's output is over the operator's limits (docs/operator.md#limits-on-runner-output); left out: 20000 phase line(s) over the limit of 10000"
 			})},
 		"complete but the summary reports an error": {job: mkJob().cond(batchv1.JobComplete, "", "").obj(),
 			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", errSummary, start, end).list(),
@@ -171,6 +190,46 @@ func TestObserveRun(t *testing.T) {
 				s.Phase, s.Reason, s.NodeName, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonContainerConfig, "n1", at(now)
 				s.Message = `CreateContainerConfigError: secret "x" not found`
 			})},
+		"the pod succeeded before its Job is marked Complete: decided from the pod, never back to Pending": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
+			job:  mkJob().obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunSucceeded, "n1", at(start), at(end), result
+			})},
+		"the runner exited but the pod's phase is not updated yet: Running, not Pending": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
+			job:  mkJob().obj(),
+			pods: mkPod("n1").phase(corev1.PodRunning).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.NodeName, s.StartTime, s.Results = kvv1.RunRunning, "n1", at(start), result
+			})},
+		"the pod succeeded but the Job's deadline came first: the Job's verdict": {
+			job:  mkJob().cond(batchv1.JobFailureTarget, "DeadlineExceeded", "too long").obj(),
+			pods: mkPod("n1").phase(corev1.PodSucceeded).terminated(0, "Completed", okSummary, start, end).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.NodeName, s.StartTime, s.CompletionTime, s.Results = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", "n1", at(start), at(end), result
+			})},
+		"a running run whose pod the cache lost while its Job is active stays Running": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })),
+			job:  mkJob().obj(),
+			want: with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName, s.StartTime = kvv1.RunRunning, "n1", at(start) })},
+		"pod anti-affinity is bounded like any unschedulable reason": {job: mkJob().obj(),
+			pods: mkPod("").unschedulable("0/10 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 9 Insufficient memory.", now.Add(-11*time.Minute)).list(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonUnschedulable, at(now)
+				s.Message = "0/10 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 9 Insufficient memory."
+			})},
+		"a run that failed before it got a node does not claim its pin as its node": {
+			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunPending, "n2" })),
+			job: func() *batchv1.Job {
+				j := mkJob().cond(batchv1.JobFailed, "DeadlineExceeded", "too long").obj()
+				j.Spec.Template.Spec.Affinity = pinnedAffinity("n2")
+				return j
+			}(),
+			want: with(func(s *kvv1.RunStatus) {
+				s.Phase, s.Reason, s.Message, s.CompletionTime = kvv1.RunFailed, kvv1.ReasonDeadlineExceeded, "too long", at(now)
+			})},
 		"a running run whose Job vanished fails": {
 			prev: ptrTo(with(func(s *kvv1.RunStatus) { s.Phase, s.NodeName = kvv1.RunRunning, "n1" })),
 			want: with(func(s *kvv1.RunStatus) {
@@ -180,7 +239,7 @@ func TestObserveRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute})
+			got, obs := observeRun(run, tc.prev, tc.job, tc.pods, tc.logged, now, limits{unschedulable: 10 * time.Minute, startFailure: 2 * time.Minute, finalLogPending: tc.pending})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
@@ -212,16 +271,22 @@ func TestMergePhases(t *testing.T) {
 	}
 }
 
-// However large the sweep, status keeps a bounded number of phases and counts the rest.
-func TestMergeResultsCapsStatus(t *testing.T) {
+// Merging keeps every phase any source knows, and counts those none of them holds.
+func TestMergeResultsCountsTruncated(t *testing.T) {
 	var many []kvv1.PhaseSummary
-	for i := range maxStatusPhases + 50 {
+	for i := range 1050 {
 		many = append(many, ph(int32(i), 1, true))
 	}
 	var st kvv1.RunStatus
-	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many})
-	if len(st.Results) != maxStatusPhases || st.Truncated != 50 || st.Results[maxStatusPhases-1].Index != maxStatusPhases-1 {
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
+	if len(st.Results) != 1000 || st.Truncated != 50 {
 		t.Errorf("%d phases kept, %d truncated", len(st.Results), st.Truncated)
+	}
+	// A later pass with the status a fitting kept (100 phases, 950 counted) and the same sources.
+	st.Results, st.Truncated = st.Results[:100], 950
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
+	if len(st.Results) != 1000 || st.Truncated != 50 {
+		t.Errorf("again: %d phases kept, %d truncated", len(st.Results), st.Truncated)
 	}
 }
 
@@ -234,6 +299,120 @@ func TestPhaseProgress(t *testing.T) {
 	runs := []kvv1.RunStatus{{Results: []kvv1.PhaseSummary{ph(0, 1, false)}, Truncated: 1}, {}}
 	if got, want := aggregate(b, runs, time.Now()).PhaseProgress, fmt.Sprintf("2/%d", max(2, 2*per)); got != want {
 		t.Errorf("phase progress %q, want %q", got, want)
+	}
+}
+
+// Issue 21: progress is right for every workload kind. dbbench counts the benchmarks of its
+// --benchmarks that report a result (it read "0/4" and then "8/8"), pseudo-benchmarks nothing, and
+// spread EachNode counts every engine on every node (it always read "1/1").
+func TestPhaseProgressEveryKind(t *testing.T) {
+	dbbench := func(args ...string) kvv1.WorkloadSpec {
+		return kvv1.WorkloadSpec{Name: kvv1.WorkloadDBBench, DBBenchArgs: args, Threads: []int32{1}}
+	}
+	withResults := func(n int) kvv1.RunStatus {
+		r := kvv1.RunStatus{}
+		for i := range n {
+			r.Results = append(r.Results, ph(int32(i), 1, false))
+		}
+		return r
+	}
+	for name, tc := range map[string]struct {
+		b    *kvv1.KVBenchmark
+		runs []kvv1.RunStatus
+		want string
+	}{
+		"dbbench: fillseq,readrandom x 2 workloads x 2 repeats, nothing run yet": {
+			w.MakeKVBenchmark("b", "ns").Threads(1).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Repeat = 2 }).
+				Workloads(dbbench("--benchmarks=fillseq,readrandom"), dbbench("--benchmarks=overwrite,readseq")).Obj(),
+			[]kvv1.RunStatus{{}}, "0/8"},
+		"dbbench: pseudo-benchmarks print no result, [X3] three": {
+			w.MakeKVBenchmark("b", "ns").Threads(1).Workloads(dbbench("--benchmarks=fillseq,stats,compact,waitforcompaction,readrandom[X3],levelstats")).Obj(),
+			[]kvv1.RunStatus{withResults(2)}, "2/5"},
+		"runner pseudo-benchmarks make no phase": {
+			w.MakeKVBenchmark("b", "ns").Threads(1, 2).Workloads(kvv1.WorkloadSpec{Name: kvv1.WorkloadFillSeq, Threads: []int32{1}},
+				kvv1.WorkloadSpec{Name: kvv1.WorkloadStats}, kvv1.WorkloadSpec{Name: kvv1.WorkloadReadRandom}).Obj(),
+			[]kvv1.RunStatus{withResults(1)}, "1/3"},
+		"spread EachNode: one engine on 12 nodes": {
+			w.MakeKVBenchmark("b", "ns").Threads(1).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+				s.Placement.Spread, s.Placement.MaxNodes = kvv1.SpreadEachNode, ptrTo[int32](12)
+			}).Obj(),
+			append([]kvv1.RunStatus{withResults(1)}, make([]kvv1.RunStatus, 11)...), "1/12"},
+		"spread EachNode before the nodes are known: the engines": {
+			w.MakeKVBenchmark("b", "ns").Threads(1).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+				s.Placement.Spread, s.Placement.MaxNodes = kvv1.SpreadEachNode, ptrTo[int32](12)
+			}).Obj(),
+			nil, "0/2"},
+	} {
+		if got := aggregate(tc.b, tc.runs, time.Now()).PhaseProgress; got != tc.want {
+			t.Errorf("%s: progress %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
+// The default columns explain: the headline says what it measured, Reason why nothing runs or
+// why it failed, Verdict what the conditions concluded.
+func TestColumnsThatExplain(t *testing.T) {
+	b := w.MakeKVBenchmark("b", "ns").EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).Obj()
+	p := phase("fillrandom", 4, 108419.6, 35.9)
+	st := aggregate(b, []kvv1.RunStatus{{Name: "rocksdb", Engine: kvv1.EngineRocksDB, Phase: kvv1.RunSucceeded, Results: []kvv1.PhaseSummary{p}},
+		{Name: "pebble", Engine: kvv1.EnginePebble, Phase: kvv1.RunPending, Reason: kvv1.ReasonWaitingForRun}}, t0)
+	if st.Headline.Label != "rocksdb fillrandom threads=4: 108420 ops/s" || st.Reason != kvv1.ReasonWaitingForRun {
+		t.Errorf("headline %q, reason %q", st.Headline.Label, st.Reason)
+	}
+	r := func(name string, ph kvv1.RunPhase, reason string) kvv1.RunStatus {
+		return kvv1.RunStatus{Name: name, Phase: ph, Reason: reason}
+	}
+	for name, tc := range map[string]struct {
+		runs []kvv1.RunStatus
+		want string
+	}{
+		"running: no reason":        {[]kvv1.RunStatus{r("a", kvv1.RunRunning, ""), r("b", kvv1.RunPending, kvv1.ReasonWaitingForRun)}, ""},
+		"waiting for a slot":        {[]kvv1.RunStatus{r("a", kvv1.RunPending, kvv1.ReasonWaitingForSlot), r("b", kvv1.RunPending, kvv1.ReasonWaitingForRun)}, kvv1.ReasonWaitingForSlot},
+		"failed: the runs' reasons": {[]kvv1.RunStatus{r("a", kvv1.RunFailed, kvv1.ReasonOOMKilled), r("b", kvv1.RunSucceeded, ""), r("c", kvv1.RunFailed, kvv1.ReasonOOMKilled)}, kvv1.ReasonOOMKilled},
+		"succeeded":                 {[]kvv1.RunStatus{r("a", kvv1.RunSucceeded, "")}, ""},
+	} {
+		if got := aggregate(b, tc.runs, t0).Reason; got != tc.want {
+			t.Errorf("%s: reason %q, want %q", name, got, tc.want)
+		}
+	}
+	cond := func(t, s, reason string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: metav1.ConditionStatus(s), Reason: reason}
+	}
+	for want, conds := range map[string][]metav1.Condition{
+		"":                     {cond(kvv1.ConditionSucceeded, "True", "AllRunsSucceeded"), cond(kvv1.ConditionNoisy, "False", "Steady")},
+		"Regressed,Noisy":      {cond(kvv1.ConditionRegressed, "True", "Regression"), cond(kvv1.ConditionNoisy, "True", "NoisyPoints")},
+		"NoRegression":         {cond(kvv1.ConditionRegressed, "False", "NoRegression")},
+		"BaselineMismatch":     {cond(kvv1.ConditionRegressed, "Unknown", "BaselineMismatch")},
+		"StateDrift":           {cond(kvv1.ConditionNoisy, "True", ReasonStateDrift)},
+		"Regressed,StateDrift": {cond(kvv1.ConditionRegressed, "True", "Regression"), cond(kvv1.ConditionNoisy, "True", ReasonStateDrift)},
+	} {
+		if got := verdictColumn(conds); got != want {
+			t.Errorf("verdict %q, want %q", got, want)
+		}
+	}
+}
+
+// Noisy says when the variation comes from state: repeats of a sweep that writes, with reset none,
+// each ran on the database the previous one left (issue 21: readrandom 194,956 / 40,154 / 48,944
+// ops/s after fillrandom, CoV 91.8%).
+func TestNoisyStateDrift(t *testing.T) {
+	var results []kvv1.PhaseSummary
+	for i, ops := range []float64{194956, 40154, 48944} {
+		p := phase("readrandom", 1, ops, 10)
+		p.Iteration = int32(i)
+		results = append(results, p)
+	}
+	runs := []kvv1.RunStatus{{Name: "pebble", Engine: kvv1.EnginePebble, Phase: kvv1.RunSucceeded, Results: results}}
+	sweep := []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}, {Name: kvv1.WorkloadFillRandom}}
+	for reset, want := range map[kvv1.ResetMode]string{kvv1.ResetNone: ReasonStateDrift, kvv1.ResetPerIteration: "NoisyPoints", "": "NoisyPoints"} {
+		verdict := map[string]string{ReasonStateDrift: ReasonStateDrift, "NoisyPoints": kvv1.ConditionNoisy}[want]
+		b := w.MakeKVBenchmark("b", "ns").EngineNames(kvv1.EnginePebble).Workloads(sweep...).
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Repeat, s.Reset = 3, reset }).Obj()
+		st := aggregate(b, slices.Clone(runs), t0)
+		c := meta.FindStatusCondition(st.Conditions, kvv1.ConditionNoisy)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != want || st.Verdict != verdict {
+			t.Errorf("reset %q: Noisy %+v, verdict %q, want reason %s", reset, c, st.Verdict, want)
+		}
 	}
 }
 
@@ -330,4 +509,35 @@ func TestArchiveRetryAfterBacksOff(t *testing.T) {
 	if got := archiveRetryAfter(archiveGiveUp - 10*time.Millisecond); got != time.Second {
 		t.Fatalf("just before giving up: wait %v, want 1s", got)
 	}
+}
+
+// Issue 18: two repeats at 1e200 and 3e200 ops/s made status.runs[].points' standard deviation
+// +Inf; json.Marshal failed and the status could never be written. Over extreme values (also NaN
+// and ±Inf, which a runner cannot send in JSON but a bug could compute) the aggregated status
+// marshals, and the headline is a sane integer.
+func TestAggregateOfExtremeValuesMarshals(t *testing.T) {
+	extremes := []float64{1e308, -1e308, math.MaxFloat64, 3e200, 1e200, 0, -1, 5e-324, 1e-310, math.NaN(), math.Inf(1), math.Inf(-1)}
+	b := w.MakeKVBenchmark("b", "ns").Obj()
+	for _, x := range extremes {
+		for _, y := range extremes {
+			runs := []kvv1.RunStatus{{Name: "rocksdb", Engine: kvv1.EngineRocksDB, Phase: kvv1.RunSucceeded, Results: []kvv1.PhaseSummary{
+				{Workload: "readrandom", Threads: 1, OpsPerSec: x, Iteration: 0, LatencyMicros: &kvv1.Percentiles{P99: y}},
+				{Index: 1, Workload: "readrandom", Threads: 1, OpsPerSec: y, Iteration: 1, LatencyMicros: &kvv1.Percentiles{P99: x}},
+			}}}
+			st := aggregate(b, runs, t0)
+			if _, err := json.Marshal(st.Runs[0].Points); err != nil {
+				t.Fatalf("points of %g, %g: %v", x, y, err)
+			}
+			if h := st.Headline; h == nil || (y >= 1 && h.OpsPerSec <= 0) || (y <= -1 && h.OpsPerSec >= 0) {
+				t.Fatalf("headline of %g: %+v", y, h)
+			}
+		}
+	}
+}
+
+// pinnedAffinity is the node affinity render gives a run pinned to node.
+func pinnedAffinity(node string) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 }

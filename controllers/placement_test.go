@@ -55,18 +55,19 @@ var _ = Describe("Placement", func() {
 		k := key(b)
 
 		rocks := eventuallyJob(ns, "seq-rocksdb")
-		Expect(pinnedNode(rocks)).To(BeEmpty(), "the first engine goes wherever the scheduler puts it")
-		got := eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool { return r.Reason == kvv1.ReasonWaitingForRun })
-		Expect(got.Status.Runs[1].Message).To(Equal("placement.engines Sequential: runs after rocksdb, on the node rocksdb uses"))
+		node := pinnedNode(rocks)
+		Expect(node).NotTo(BeEmpty(), "an exclusive run goes to a free node the operator chose")
+		Expect(rocks.Annotations).To(HaveKeyWithValue("kvbench.io/picked-node", node))
+		eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool {
+			return r.Reason == kvv1.ReasonWaitingForRun && r.Message == "placement.engines Sequential: runs after rocksdb on node "+node
+		})
 		expectNoJob(ns, "seq-pebble")
 
 		By("the first engine is scheduled and runs: the others still wait")
 		startJob(rocks, t0)
-		rp := makePod(rocks, "node-a")
+		rp := makePod(rocks, node)
 		setPodStatus(rp, runningStatus(t0))
-		eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool {
-			return r.Message == "placement.engines Sequential: runs after rocksdb on node node-a"
-		})
+		eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.Phase == kvv1.RunRunning })
 		expectNoJob(ns, "seq-pebble")
 		expectNoJob(ns, "seq-leveldb")
 
@@ -75,33 +76,44 @@ var _ = Describe("Placement", func() {
 			summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 100000, 10))))
 		setJobStatus(rocks, true, "", "", t0, t0.Add(time.Minute))
 		pebble := eventuallyJob(ns, "seq-pebble")
-		Expect(pinnedNode(pebble)).To(Equal("node-a"))
+		Expect(pinnedNode(pebble)).To(Equal(node))
+		Expect(pebble.Annotations).NotTo(HaveKey("kvbench.io/picked-node"), "the node of the earlier engines is not a choice to revisit")
 		Expect(pebble.Spec.Template.Spec.NodeName).To(BeEmpty(), "the scheduler still places (and checks) the pod")
-		eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool { return r.NodeName == "node-a" && r.Reason == "" })
+		eventuallyRun(k, "pebble", func(r kvv1.RunStatus) bool { return r.NodeName == node && r.Reason == "" })
 		expectNoJob(ns, "seq-leveldb")
 
-		finishRunOn(pebble, "node-a", kvv1.EnginePebble, t0.Add(2*time.Minute), t0.Add(3*time.Minute))
+		finishRunOn(pebble, node, kvv1.EnginePebble, t0.Add(2*time.Minute), t0.Add(3*time.Minute))
 		level := eventuallyJob(ns, "seq-leveldb")
-		Expect(pinnedNode(level)).To(Equal("node-a"))
-		finishRunOn(level, "node-a", kvv1.EngineLevelDB, t0.Add(4*time.Minute), t0.Add(5*time.Minute))
+		Expect(pinnedNode(level)).To(Equal(node))
+		finishRunOn(level, node, kvv1.EngineLevelDB, t0.Add(4*time.Minute), t0.Add(5*time.Minute))
 
-		got = eventuallyPhase(k, kvv1.PhaseSucceeded)
+		got := eventuallyPhase(k, kvv1.PhaseSucceeded)
 		Expect(got.Status.Nodes).To(Equal(int32(1)))
 		Expect(got.Status.Engines).To(Equal("rocksdb,pebble,leveldb"))
 		for i := 1; i < len(got.Status.Runs); i++ {
 			prev, cur := got.Status.Runs[i-1], got.Status.Runs[i]
-			Expect(cur.NodeName).To(Equal("node-a"))
+			Expect(cur.NodeName).To(Equal(node))
 			Expect(cur.StartTime.Time).NotTo(BeTemporally("<", prev.CompletionTime.Time), "%s overlaps %s", cur.Name, prev.Name)
 		}
 	})
 
-	It("starts every engine at once with engines: Parallel", func() {
+	It("starts every engine at once with engines: Parallel, each exclusive run on a node of its own", func() {
 		op = startOperator(operatorOpts{})
 		ns := newNamespace()
 		b := w.MakeKVBenchmark("par", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).EnginePlacement(kvv1.EnginesParallel).Obj()
 		Expect(k8s.Create(ctx, b)).To(Succeed())
-		Expect(pinnedNode(eventuallyJob(ns, "par-rocksdb"))).To(BeEmpty())
-		Expect(pinnedNode(eventuallyJob(ns, "par-pebble"))).To(BeEmpty())
+		r, p := pinnedNode(eventuallyJob(ns, "par-rocksdb")), pinnedNode(eventuallyJob(ns, "par-pebble"))
+		Expect(r).NotTo(BeEmpty())
+		Expect(p).NotTo(BeEmpty())
+		Expect(r).NotTo(Equal(p))
+
+		By("not exclusive: the scheduler places them")
+		shared := w.MakeKVBenchmark("par-shared", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).EnginePlacement(kvv1.EnginesParallel).Exclusive(false).Obj()
+		Expect(k8s.Create(ctx, shared)).To(Succeed())
+		Expect(pinnedNode(eventuallyJob(ns, "par-shared-rocksdb"))).To(BeEmpty())
+		job := eventuallyJob(ns, "par-shared-pebble")
+		Expect(pinnedNode(job)).To(BeEmpty())
+		Expect(render.AvoidedNodes(&job.Spec.Template.Spec)).To(ContainElements(r, p), "kept off the nodes of exclusive runs")
 	})
 
 	It("runs one runner per matching node per engine with spread: EachNode, at most maxNodes", func() {

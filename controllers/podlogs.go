@@ -1,13 +1,8 @@
 package controllers
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -31,12 +26,23 @@ type logSnapshot struct {
 	// line, else one assembled from its phase lines (a killed runner writes no result line).
 	Result *kvv1.Result
 	// Err is why the log could not be read; reads are retried after it. Bad is why what was read
-	// cannot be used (a result line too long, or not a result), which no retry changes.
+	// cannot be used (a result line that is not a result), which no retry changes.
 	Err, Bad error
+	// Over says what the limits on runner output left out of what was kept (a *archive.LimitError).
+	Over error
 	// Final: read after the pod ended, so nothing more will come.
 	Final bool
 	// PodVersion is the pod's resourceVersion when the read started.
 	PodVersion string
+	// built is the archive made of Result (stamped, compressed), kept until the status naming
+	// it is written: a retry stores the same bytes, which pass the digest check.
+	built *builtArchive
+}
+
+// builtArchive is an archive ConfigMap ready to store.
+type builtArchive struct {
+	cm      *corev1.ConfigMap
+	dropped []string
 }
 
 // LogReader reads runner pod logs off the reconcile path (on the real clock: its pacing is not
@@ -48,8 +54,8 @@ type LogReader struct {
 	Open LogOpener
 	// Timeout bounds one read; Refresh is how often a running pod's log is read again.
 	Timeout, Refresh time.Duration
-	// MaxLine bounds one log line (the operator's memory bound).
-	MaxLine int
+	// Limits bound what one read decodes (the operator's memory bound).
+	Limits kvv1.ResultLimits
 	// Events gets one event per finished read, for the benchmark the pod belongs to.
 	Events chan event.GenericEvent
 	Clock  clock.PassiveClock
@@ -84,7 +90,7 @@ type podLog struct {
 
 // NewLogReader returns a reader with its defaults.
 func NewLogReader(open LogOpener) *LogReader {
-	return &LogReader{Open: open, Timeout: 30 * time.Second, Refresh: 15 * time.Second, MaxLine: maxResultLine,
+	return &LogReader{Open: open, Timeout: 30 * time.Second, Refresh: 15 * time.Second, Limits: kvv1.DefaultResultLimits,
 		Events: make(chan event.GenericEvent, 1024), Clock: clock.RealClock{}}
 }
 
@@ -132,7 +138,16 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	return p.snap
 }
 
-// Forget drops what is kept of a pod (its full result, once archived).
+// keepBuilt remembers the archive built from the pod's final snapshot.
+func (l *LogReader) keepBuilt(uid types.UID, a *builtArchive) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p := l.pods[uid]; p != nil && p.snap != nil {
+		p.snap.built = a
+	}
+}
+
+// Forget drops what is kept of a pod (its full result, once the status naming its archive is written).
 func (l *LogReader) Forget(uid types.UID) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -151,6 +166,9 @@ func (l *LogReader) readAll(req logRead) {
 			if (snap.Err != nil || snap.Bad != nil) && p.snap != nil {
 				keep := *p.snap
 				keep.Err, keep.Bad, keep.Final, keep.PodVersion = snap.Err, snap.Bad, snap.Final, snap.PodVersion
+				if snap.Over != nil {
+					keep.Over = snap.Over
+				}
 				snap = &keep
 			}
 			p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
@@ -185,68 +203,31 @@ func (l *LogReader) readOnce(req logRead) *logSnapshot {
 		return snap
 	}
 	defer rc.Close()
-	load, phases, res, err := parseRunnerLog(rc, l.MaxLine)
-	var bad *badLogError
+	// While the pod runs, only the finished phases' summaries (the periodic read); once it ended,
+	// the phases in full and the result line, for the archive.
+	lg, err := archive.ReadLog(rc, l.Limits, ended)
 	switch {
-	case errors.As(err, &bad):
-		snap.Bad = bad.err
-		return snap
 	case err != nil:
 		snap.Err = fmt.Errorf("reading the log of pod %s: %w", req.name, err)
 		return snap
+	case lg.ResultErr != nil:
+		snap.Bad = lg.ResultErr
+		return snap
 	}
-	if load != nil {
-		snap.Load = load.PhaseSummary.DeepCopy()
+	snap.Over = lg.Over
+	if lg.Load != nil {
+		snap.Load = &lg.Load.PhaseSummary
 	}
-	for i := range phases {
-		snap.Phases = append(snap.Phases, *phases[i].PhaseSummary.DeepCopy())
+	for i := range lg.Phases {
+		snap.Phases = append(snap.Phases, lg.Phases[i].PhaseSummary)
 	}
 	if ended {
-		if res == nil && (load != nil || len(phases) > 0) {
-			res = &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Load: load, Phases: phases,
+		res := lg.Result
+		if res == nil && (lg.Load != nil || len(lg.Phases) > 0) {
+			res = &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Load: lg.Load, Phases: lg.Phases,
 				Error: "the runner ended without its result line (killed?); this result holds the phases it logged as they finished"}
 		}
 		snap.Result = res
 	}
 	return snap
-}
-
-// badLogError is a log that was read but whose result cannot be used.
-type badLogError struct{ err error }
-
-func (e *badLogError) Error() string { return e.err.Error() }
-
-// parseRunnerLog returns the phase lines and the last result line of a runner's log. Lines
-// longer than maxLine fail with archive.ErrLineTooLong.
-func parseRunnerLog(r io.Reader, maxLine int) (load *kvv1.PhaseResult, phases []kvv1.PhaseResult, res *kvv1.Result, err error) {
-	sc := archive.LineScanner(r, maxLine)
-	var last []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		if rest, ok := bytes.CutPrefix(line, []byte(kvv1.ResultPhaseLogPrefix)); ok {
-			var p kvv1.PhaseResult
-			if json.Unmarshal(rest, &p) != nil {
-				continue // not the runner's (it writes whole lines): the result line still counts
-			}
-			if p.Workload == "load" {
-				load = &p
-			} else {
-				phases = append(phases, p)
-			}
-		} else if rest, ok := bytes.CutPrefix(line, []byte(kvv1.ResultLogPrefix)); ok {
-			last = bytes.Clone(rest)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, nil, nil, &badLogError{archive.LineTooLong(maxLine)}
-		}
-		return nil, nil, nil, err
-	}
-	if last != nil {
-		if res, err = archive.Decode(last); err != nil {
-			return nil, nil, nil, &badLogError{err}
-		}
-	}
-	return load, phases, res, nil
 }

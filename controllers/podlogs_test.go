@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 func phaseLine(t *testing.T, p kvv1.PhaseResult) string {
@@ -29,26 +29,106 @@ func phaseLine(t *testing.T, p kvv1.PhaseResult) string {
 	return kvv1.ResultPhaseLogPrefix + string(b) + "\n"
 }
 
-func TestParseRunnerLog(t *testing.T) {
+// readSnapshot reads one log through a LogReader as the reconciler does and returns the snapshot.
+func readSnapshot(t *testing.T, log string, ended bool) *logSnapshot {
+	t.Helper()
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(log)), nil
+	})
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u1", ResourceVersion: "1"}}
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	l.Get(pod, owner, ended)
+	select {
+	case <-l.Events:
+	case <-time.After(time.Minute):
+		t.Fatal("no event after the read")
+	}
+	return l.Get(pod, owner, ended)
+}
+
+func TestLogSnapshot(t *testing.T) {
 	load := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "load", Threads: 1, Ops: 10}}
-	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5},
+		Intervals: []kvv1.IntervalSample{{OffsetSeconds: 1, OpsPerSec: 5}}}
 	p1 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: "readrandom", Threads: 2, OpsPerSec: 9}}
 	log := "Engine: x\n" + phaseLine(t, load) + " " + kvv1.ResultPhaseLogPrefix + "{not the runner's}\n" +
 		phaseLine(t, p0) + kvv1.ResultPhaseLogPrefix + "{truncated\n" + phaseLine(t, p1)
-	gotLoad, phases, res, err := parseRunnerLog(strings.NewReader(log), 1<<20)
-	if err != nil || gotLoad == nil || gotLoad.Ops != 10 || len(phases) != 2 || phases[1].Index != 1 || res != nil {
-		t.Fatalf("load %+v phases %+v res %v err %v", gotLoad, phases, res, err)
+	s := readSnapshot(t, log, false)
+	if s.Err != nil || s.Bad != nil || s.Over != nil || s.Load == nil || s.Load.Ops != 10 || len(s.Phases) != 2 || s.Phases[1].Index != 1 || s.Result != nil {
+		t.Fatalf("while running: %+v", s)
+	}
+	// Ended without a result line (killed): the result is made of the phase lines, in full.
+	s = readSnapshot(t, log, true)
+	if s.Result == nil || len(s.Result.Phases) != 2 || len(s.Result.Phases[0].Intervals) != 1 || !strings.Contains(s.Result.Error, "without its result line") {
+		t.Fatalf("ended without a result line: %+v", s.Result)
 	}
 	full, _ := json.Marshal(&kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: "pebble", Phases: []kvv1.PhaseResult{p0, p1}})
-	_, _, res, err = parseRunnerLog(strings.NewReader(log+kvv1.ResultLogPrefix+string(full)+"\n"), 1<<20)
-	if err != nil || res == nil || len(res.Phases) != 2 {
-		t.Fatalf("with a result line: %+v %v", res, err)
+	withResult := log + kvv1.ResultLogPrefix + string(full) + "\n"
+	if s := readSnapshot(t, withResult, true); s.Result == nil || s.Result.Engine != "pebble" || len(s.Result.Phases) != 2 {
+		t.Fatalf("with a result line: %+v", s)
 	}
-	_, _, _, err = parseRunnerLog(strings.NewReader(kvv1.ResultLogPrefix+strings.Repeat("x", 100<<10)+"\n"), 1000)
-	var bad *badLogError
-	if !errors.As(err, &bad) || !errors.Is(bad.err, archive.ErrLineTooLong) {
-		t.Errorf("a line over the limit: %v", err)
+	// A running runner's result lines are not decoded: the periodic read is of summaries.
+	if s := readSnapshot(t, withResult, false); s.Result != nil || len(s.Phases) != 2 {
+		t.Fatalf("a result line while running: %+v", s)
 	}
+	if s := readSnapshot(t, log+kvv1.ResultLogPrefix+`{"schemaVersion":"other"}`+"\n", true); s.Bad == nil {
+		t.Errorf("a result of another schema: %+v", s)
+	}
+}
+
+// liveHeap is the heap in use after a collection, in MiB.
+func liveHeap() float64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return float64(m.HeapAlloc) / (1 << 20)
+}
+
+// Issue 18: a ~31 MiB result line of "{}," decoded to 10.8 million phases (3.2 GiB live), and
+// 10 MiB of tiny phase lines to 238,000 phases, again on every read while the pod ran. Within
+// the limits both keep the first phases, say what they left out, and stay small.
+func TestLogSnapshotOfHostileLogs(t *testing.T) {
+	lim := kvv1.DefaultResultLimits
+	giant := kvv1.ResultLogPrefix + `{"schemaVersion":"` + kvv1.ResultSchemaVersion + `","engine":"rocksdb","phases":[` +
+		strings.Repeat("{},", 31<<20/3) + `{}],"error":"after the phases"}` + "\n"
+	var flood strings.Builder
+	for flood.Len() < 10<<20 {
+		flood.WriteString(kvv1.ResultPhaseLogPrefix + `{"workload":"x","threads":1}` + "\n")
+	}
+	for _, c := range []struct {
+		name, log string
+		ended     bool
+		want      string
+	}{
+		{"a giant result line", giant, true, fmt.Sprintf("phases item(s) over the limit of %d", lim.Phases)},
+		{"a flood of phase lines, read while running", flood.String(), false, fmt.Sprintf("phase line(s) over the limit of %d", lim.Phases)},
+		{"a flood of phase lines, read after the end", flood.String(), true, fmt.Sprintf("phase line(s) over the limit of %d", lim.Phases)},
+	} {
+		before := liveHeap()
+		s := readSnapshot(t, c.log, c.ended)
+		grew := liveHeap() - before
+		t.Logf("%s: %d phases, %d in the result, live heap +%.1f MiB with the snapshot", c.name, len(s.Phases), phasesOf(s.Result), grew)
+		if s.Err != nil || s.Bad != nil || s.Over == nil || !strings.Contains(s.Over.Error(), c.want) {
+			t.Errorf("%s: err %v, bad %v, over %v; want over with %q", c.name, s.Err, s.Bad, s.Over, c.want)
+		}
+		if len(s.Phases) > lim.Phases || phasesOf(s.Result) > lim.Phases {
+			t.Errorf("%s: %d phases kept, %d in the result; the limit is %d", c.name, len(s.Phases), phasesOf(s.Result), lim.Phases)
+		}
+		if c.log == giant && (s.Result == nil || s.Result.Error != "after the phases") {
+			t.Errorf("%s: what came after the phases is lost: %+v", c.name, s.Result)
+		}
+		if grew > 64 {
+			t.Errorf("%s: the snapshot holds %.0f MiB", c.name, grew)
+		}
+		runtime.KeepAlive(s)
+	}
+}
+
+func phasesOf(r *kvv1.Result) int {
+	if r == nil {
+		return 0
+	}
+	return len(r.Phases)
 }
 
 // A read that hangs (a kubelet that never answers) ends at the timeout, off the caller's path:

@@ -3,13 +3,17 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
@@ -76,6 +80,50 @@ var _ = Describe("provenance", func() {
 		Expect(res.Provenance.Node.Zone).To(Equal("eu-west-1a"))
 		Expect(res.Provenance.Node.CPUs).To(Equal(int32(2)), "the runner's fingerprint is kept")
 	})
+})
+
+// Issue 18 (by reading): the log snapshot was forgotten as soon as the archive was stored, before
+// the status naming it was written; when that write failed, the next pass read the log again and
+// stamped the node's labels anew, and an archive with other labels failed its own digest check.
+var _ = It("archives the same bytes again when the status write after archiving failed, whatever the node's labels became", func() {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-relabel", Labels: map[string]string{corev1.LabelInstanceTypeStable: "m6id.large"}}}
+	Expect(client.IgnoreAlreadyExists(k8s.Create(ctx, node))).To(Succeed())
+	var failed atomic.Bool
+	op := startOperator(operatorOpts{intercept: &interceptor.Funcs{
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if b, ok := obj.(*kvv1.KVBenchmark); ok && b.Name == "relabel" && len(b.Status.Runs) > 0 &&
+				b.Status.Runs[0].FullResult != nil && failed.CompareAndSwap(false, true) {
+				// The archive is stored; its status write fails, and the node changes meanwhile.
+				n := &corev1.Node{}
+				Expect(k8s.Get(ctx, client.ObjectKey{Name: "node-relabel"}, n)).To(Succeed())
+				n.Labels[corev1.LabelInstanceTypeStable] = "m7i.xlarge"
+				Expect(k8s.Update(ctx, n)).To(Succeed())
+				return apierrors.NewConflict(kvv1.GroupVersion.WithResource("kvbenchmarks").GroupResource(), b.Name, errors.New("injected"))
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		}}})
+	defer op.Stop()
+	ns := newNamespace()
+	b := w.MakeKVBenchmark("relabel", ns).EngineNames(kvv1.EngineRocksDB).Obj()
+	Expect(k8s.Create(ctx, b)).To(Succeed())
+	job := eventuallyJob(ns, "relabel-rocksdb")
+	startJob(job, t0)
+	pod := makePod(job, "node-relabel")
+	full := fullResult(kvv1.EngineRocksDB, 1)
+	full.Provenance = &kvv1.Provenance{Seed: 1, Node: &kvv1.NodeFingerprint{NodeName: "node-relabel"}}
+	op.logs.set(pod, runnerLog(full))
+	setPodStatus(pod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed", summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 100000, 10))))
+	setJobStatus(job, true, "", "", t0, t0.Add(time.Minute))
+
+	got := eventuallyRun(key(b), "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+	Expect(failed.Load()).To(BeTrue(), "the write after archiving was not failed")
+	fr := got.Status.Runs[0].FullResult
+	Expect(fr.Error).To(BeEmpty())
+	cm := &corev1.ConfigMap{}
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: fr.ConfigMap}, cm)).To(Succeed())
+	res, err := archive.FromConfigMap(cm, got, fr.SHA256)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(res.Provenance.Node.InstanceType).To(Equal("m6id.large"), "stamped when first archived")
 })
 
 var _ = DescribeTable("imageDigest takes the sha256 part of any imageID form",

@@ -13,14 +13,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	ctrlenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -57,7 +61,43 @@ var _ = BeforeSuite(func() {
 	Expect(kvv1.AddToScheme(scheme)).To(Succeed())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	// The cluster's nodes: the operator places exclusive runs on a free one itself.
+	for _, n := range suiteNodes {
+		readyNode(n, nil)
+	}
 })
+
+// Every spec starts from a clean slate: envtest has no garbage collector, and a benchmark or
+// runner Job left behind would take a later spec's slot or node.
+var _ = AfterEach(func() {
+	var bs kvv1.KVBenchmarkList
+	Expect(k8s.List(context.Background(), &bs)).To(Succeed())
+	for i := range bs.Items {
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), &bs.Items[i]))).To(Succeed())
+	}
+	var jobs batchv1.JobList
+	Expect(k8s.List(context.Background(), &jobs)).To(Succeed())
+	for i := range jobs.Items {
+		Expect(client.IgnoreNotFound(k8s.Delete(context.Background(), &jobs.Items[i]))).To(Succeed())
+	}
+})
+
+// suiteNodes are the Ready nodes every test sees (tests bind pods to them, as the scheduler would).
+var suiteNodes = []string{"node-a", "node-b", "node-c", "node-d", "node-e", "node-f"}
+
+// readyNode creates a Ready node with room for any test's runner, as a kubelet would report it.
+func readyNode(name string, labels map[string]string) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	Expect(k8s.Create(context.Background(), n)).To(Succeed())
+	// Admission taints a new node not-ready; the node lifecycle controller (absent here) lifts it.
+	n.Spec.Taints = nil
+	Expect(k8s.Update(context.Background(), n)).To(Succeed())
+	room := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourceCPU: resource.MustParse("32")}
+	n.Status = corev1.NodeStatus{Allocatable: room, Capacity: room,
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}}
+	Expect(k8s.Status().Update(context.Background(), n)).To(Succeed())
+	return n
+}
 
 var _ = AfterSuite(func() {
 	if testEnv != nil {
@@ -106,6 +146,10 @@ type operatorOpts struct {
 	config      Config
 	leaderElect bool
 	clock       *clocktesting.FakeClock
+	// restConfig is the manager's API identity (default: the suite's system:masters config).
+	restConfig *rest.Config
+	// intercept, when set, sits between the reconciler and the API server (to fail some writes).
+	intercept *interceptor.Funcs
 }
 
 // startOperator runs a manager like main.go does, with a fake clock and its own metrics registry.
@@ -122,7 +166,10 @@ func startOperator(o operatorOpts) *operator {
 	// Generous: a 1 s API stall on a loaded CI machine must not lose the lease (a takeover is
 	// immediate anyway: the leader releases it on stop).
 	leaseDuration, renewDeadline, retryPeriod := 15*time.Second, 10*time.Second, time.Second
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	if o.restConfig == nil {
+		o.restConfig = cfg
+	}
+	mgr, err := ctrl.NewManager(o.restConfig, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:        "0",
@@ -143,6 +190,9 @@ func startOperator(o operatorOpts) *operator {
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("kvbench-operator"),
 		Clock: o.clock, Metrics: op.collector, Config: o.config, Logs: op.logs.open, Nodes: directNodes,
 	}
+	if o.intercept != nil {
+		op.reconciler.Client = interceptor.NewClient(noWatch{mgr.GetClient()}, *o.intercept)
+	}
 	Expect(op.reconciler.SetupWithManager(mgr)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	op.stop = cancel
@@ -152,6 +202,13 @@ func startOperator(o operatorOpts) *operator {
 		Expect(mgr.Start(ctx)).To(Succeed())
 	}()
 	return op
+}
+
+// noWatch is the manager's client as the client.WithWatch the interceptor wraps (the reconciler never watches).
+type noWatch struct{ client.Client }
+
+func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, fmt.Errorf("the reconciler does not watch")
 }
 
 // Stop stops the manager and waits for it to exit.

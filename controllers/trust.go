@@ -30,9 +30,9 @@ func (r *KVBenchmarkReconciler) storeArchive(ctx context.Context, b *kvv1.KVBenc
 	sha := archive.Digest(cm)
 	err := r.Create(ctx, cm)
 	if apierrors.IsAlreadyExists(err) {
-		existing, err := r.getUncached(ctx, cm)
-		if err != nil {
-			return nil, fmt.Errorf("get ConfigMap %s: %w", cm.Name, err)
+		existing, gerr := r.getUncached(ctx, cm)
+		if gerr != nil {
+			return nil, fmt.Errorf("get ConfigMap %s: %w", cm.Name, gerr)
 		}
 		if verr := archive.Verify(existing, b, sha); verr != nil {
 			return &kvv1.ResultArchive{Error: truncate(verr.Error() + "; delete it and create the benchmark anew to archive this run")}, nil

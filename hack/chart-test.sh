@@ -2,7 +2,10 @@
 # chart-test.sh: lint and rendering checks for charts/kvbench-operator, no cluster needed.
 # Uses the pinned Helm from hack/tools.sh (built once from its Go module). Exit status 1 on any failure.
 #   - helm lint --strict (defaults, and with every optional part on)
-#   - crds/ equals config/crd/bases and the RBAC rules equal config/rbac (hack/sync-chart.sh --check)
+#   - files/crds equals config/crd/bases (+ the keep annotation) and the RBAC rules equal config/rbac (sync-chart.sh --check)
+#   - the CRD is a template with helm.sh/resource-policy: keep (crds.install=false: none)
+#   - image.digest / runner.digest win over tags; runner pull secrets and service account become operator flags;
+#     monitoring.labels (kube-prometheus-stack's release label) lands on both monitors
 #   - ServiceMonitor/PodMonitor only when monitoring.coreos.com/v1 is served, or when forced
 #   - values.schema.json rejects bad values (image tag latest, maxConcurrentRuns 0, unknown keys)
 #   - the Deployment's flags exist in main.go (once main.go exists), the image and args come from values
@@ -23,10 +26,10 @@ for d in yaml.safe_load_all(sys.stdin):
 
 if "$HELM" lint --strict "$CHART" >/tmp/chart-lint.$$ 2>&1; then ok "helm lint --strict"; else bad "helm lint --strict"; cat /tmp/chart-lint.$$; fi
 if "$HELM" lint --strict "$CHART" --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true \
-   --set runner.image=localhost/kvbench-runner:v9 --set 'operator.extraArgs={--zap-log-level=debug}' >/tmp/chart-lint.$$ 2>&1; then
+   --set runner.tag=v9 --set 'runner.imagePullSecrets={regcred}' --set monitoring.labels.release=kps --set 'operator.extraArgs={--zap-log-level=debug}' >/tmp/chart-lint.$$ 2>&1; then
   ok "helm lint --strict with monitors forced and extra args"; else bad "helm lint --strict (forced)"; cat /tmp/chart-lint.$$; fi
 rm -f /tmp/chart-lint.$$
-if "$ROOT/hack/sync-chart.sh" --check; then ok "chart crds/ and RBAC rules in sync with config/"; else bad "chart out of sync with config/"; fi
+if "$ROOT/hack/sync-chart.sh" --check; then ok "chart files/crds and RBAC rules in sync with config/"; else bad "chart out of sync with config/"; fi
 
 plain=$(render | kinds)
 echo "$plain" | grep -q '^ServiceMonitor ' && bad "ServiceMonitor rendered without the monitoring API" || ok "no ServiceMonitor/PodMonitor without monitoring.coreos.com/v1"
@@ -40,6 +43,13 @@ done
 withapi=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --api-versions monitoring.coreos.com/v1/PodMonitor | kinds)
 echo "$withapi" | grep -qx 'ServiceMonitor t-kvbench-operator' && echo "$withapi" | grep -qx 'PodMonitor t-kvbench-operator-runners' \
   && ok "ServiceMonitor + PodMonitor when the API is served" || bad "monitors missing although the API is served"
+echo "$plain" | grep -q '^PrometheusRule ' && bad "PrometheusRule rendered without the monitoring API" || ok "no PrometheusRule without monitoring.coreos.com/v1"
+rules=$(render --api-versions monitoring.coreos.com/v1/PrometheusRule)
+echo "$rules" | kinds | grep -qx 'PrometheusRule t-kvbench-operator' && ok "PrometheusRule when the API is served" || bad "PrometheusRule missing although the API is served"
+echo "$rules" | python3 -c 'import sys,yaml
+r=[d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"]=="PrometheusRule"][0]["spec"]["groups"][0]["rules"][0]
+assert r["alert"]=="KVBenchScheduleRegressed" and "kvbench_schedule_change_point" in r["expr"] and "child" in r["expr"], r
+assert "{{ $labels.child }}" in r["annotations"]["summary"], r["annotations"]' && ok "the rule alerts per change point (child) with the labels in its text" || bad "PrometheusRule content"
 forced=$(render --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true | kinds)
 echo "$forced" | grep -q '^ServiceMonitor ' && echo "$forced" | grep -q '^PodMonitor ' && ok "monitors rendered when forced" || bad "force did not render monitors"
 off=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --set monitoring.serviceMonitor.enabled=false --set grafana.dashboard.enabled=false | kinds)
@@ -49,12 +59,57 @@ echo "$off" | grep -qE '^(ServiceMonitor|ConfigMap) ' && bad "enabled=false stil
 render | grep -A1 'name: GOMEMLIMIT' | grep -q 'value: "100MiB"' && ok "GOMEMLIMIT 100MiB by default" || bad "no GOMEMLIMIT by default"
 render --set operator.goMemLimit= | grep -q GOMEMLIMIT && bad "goMemLimit='' still sets GOMEMLIMIT" || ok "goMemLimit='' leaves GOMEMLIMIT unset"
 
-for bad_vals in "image.tag=latest" "operator.maxConcurrentRuns=-1" "nosuchkey=1" "metrics.port=0" "monitoring.serviceMonitor.interval=5" "operator.goMemLimit=100M"; do
+# The CRD: a template (helm upgrade updates it) kept on uninstall, the same schema as config/crd/bases.
+python3 - "$ROOT" <(render) <(render --set crds.install=false) <<'PY' && ok "both CRDs rendered with resource-policy keep, equal to config/; none with crds.install=false" || bad "CRD template"
+import sys, yaml
+root = sys.argv[1]
+crds = {d["metadata"]["name"]: d for d in yaml.safe_load_all(open(sys.argv[2])) if d and d["kind"] == "CustomResourceDefinition"}
+ok = sorted(crds) == ["kvbenchmarks.kvbench.io", "kvbenchmarkschedules.kvbench.io"]
+for name, d in crds.items():
+    src = yaml.safe_load(open(root + "/config/crd/bases/kvbench.io_" + name.split(".")[0] + ".yaml"))
+    ok = ok and d["metadata"]["annotations"].get("helm.sh/resource-policy") == "keep" and d["spec"] == src["spec"]
+ok = ok and not [d for d in yaml.safe_load_all(open(sys.argv[3])) if d and d["kind"] == "CustomResourceDefinition"]
+sys.exit(0 if ok else 1)
+PY
+
+# Images: digest wins over tag; defaults are v<appVersion> tags.
+A=sha256:$(printf 'a%.0s' $(seq 64)); B=sha256:$(printf 'b%.0s' $(seq 64))
+imgs() { render "$@" | python3 -c 'import sys,yaml
+d = next(d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]
+print(d["image"], next(a for a in d["args"] if a.startswith("--runner-image=")))'; }
+got=$(imgs --set image.repository=reg:5000/op --set image.tag=v2 --set image.digest=$A --set runner.repository=reg:5000/run --set runner.tag=v2 --set runner.digest=$B)
+[ "$got" = "reg:5000/op@$A --runner-image=reg:5000/run@$B" ] && ok "image.digest and runner.digest win over tags" || bad "digests: $got"
+got=$(imgs)
+[ "$got" = "localhost/kvbench-operator:v0.1.0 --runner-image=localhost/kvbench-runner:v0.1.0" ] && ok "default images are v<appVersion> tags" || bad "default images: $got"
+
+# Runner pull secrets and service account: chart values -> operator flags (main.go defines them: see below).
+args=$(render --set 'runner.imagePullSecrets={regcred,mirror}' --set runner.serviceAccountName=kvbench-runner)
+# (here-strings, not echo | grep -q: under pipefail grep's early exit would fail the pipe with SIGPIPE)
+grep -qx -- '            - --runner-image-pull-secrets=regcred,mirror' <<<"$args" && grep -qx -- '            - --runner-service-account=kvbench-runner' <<<"$args" \
+  && ok "runner.imagePullSecrets and runner.serviceAccountName become operator flags" || bad "runner pull secrets / service account flags"
+render | grep -qE -- '--runner-(image-pull-secrets|service-account)' && bad "runner pull-secret/SA flags set by default" || ok "no runner pull-secret/SA flags by default"
+
+# monitoring.labels (e.g. kube-prometheus-stack's release label) on both monitors, with each monitor's own labels.
+python3 - <(render --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true \
+  --set monitoring.labels.release=kube-prometheus-stack --set monitoring.serviceMonitor.labels.team=a --set monitoring.podMonitor.labels.team=b) <<'PY' \
+  && ok "monitoring.labels on the ServiceMonitor and PodMonitor (honorLabels on the ServiceMonitor)" || bad "monitor labels"
+import sys, yaml
+docs = {d["kind"]: d for d in yaml.safe_load_all(open(sys.argv[1])) if d}
+sm, pm = docs["ServiceMonitor"], docs["PodMonitor"]
+ok = sm["metadata"]["labels"].get("release") == "kube-prometheus-stack" == pm["metadata"]["labels"].get("release")
+ok = ok and sm["metadata"]["labels"].get("team") == "a" and pm["metadata"]["labels"].get("team") == "b"
+ok = ok and sm["spec"]["endpoints"][0].get("honorLabels") is True
+sys.exit(0 if ok else 1)
+PY
+
+for bad_vals in "image.digest=sha256:abc" "runner.digest=latest" "runner.tag=latest" "runner.imagePullSecrets={Bad_Name}" \
+                "runner.serviceAccountName=a b" "runner.image=x:v1" "crds.install=yes" "image.tag=latest" "operator.maxConcurrentRuns=-1" "nosuchkey=1" "metrics.port=0" "monitoring.serviceMonitor.interval=5" "operator.goMemLimit=100M"; do
   if render --set "$bad_vals" >/dev/null 2>&1; then bad "schema accepted $bad_vals"; else ok "schema rejects $bad_vals"; fi
 done
 
 # the Deployment: image, flags, security context, and flags that main.go defines
-out=$(render --set image.tag=v1.2.3 --set runner.image=localhost/kvbench-runner:v1.2.3 --set operator.maxConcurrentRuns=3)
+out=$(render --set image.tag=v1.2.3 --set runner.tag=v1.2.3 --set operator.maxConcurrentRuns=3 \
+  --set 'runner.imagePullSecrets={regcred}' --set runner.serviceAccountName=kvbench-runner)
 rendered=$(mktemp); echo "$out" >"$rendered"
 python3 - "$ROOT" "$rendered" <<'PY' && ok "Deployment image/args/securityContext, labels, RBAC without wildcards" || bad "Deployment/labels/RBAC checks"
 import sys, yaml, os, re
@@ -62,6 +117,8 @@ root = sys.argv[1]
 docs = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d]
 errs = []
 for d in docs:
+    if d["kind"] == "CustomResourceDefinition":
+        continue   # config/'s generated CRD as is (+ the keep annotation); Helm labels it managed-by at install
     l = d["metadata"].get("labels", {})
     if l.get("app.kubernetes.io/instance") != "t" or "helm.sh/chart" not in l:
         errs.append(f'{d["kind"]} {d["metadata"]["name"]}: chart labels missing')
@@ -74,7 +131,8 @@ if c["image"] != "localhost/kvbench-operator:v1.2.3": errs.append("image " + c["
 args = dict(a[2:].split("=", 1) for a in c["args"])
 want = {"runner-image": "localhost/kvbench-runner:v1.2.3", "max-concurrent-runs": "3", "leader-elect": "true",
         "metrics-bind-address": ":8080", "metrics-secure": "true", "health-probe-bind-address": ":8081",
-        "nvme-node-label": "feature.node.kubernetes.io/storage-nonrotationaldisk=true", "local-nvme-storage-class": "local-nvme", "unschedulable-timeout": "10m"}
+        "nvme-node-label": "feature.node.kubernetes.io/storage-nonrotationaldisk=true", "local-nvme-storage-class": "local-nvme", "unschedulable-timeout": "10m",
+        "runner-image-pull-secrets": "regcred", "runner-service-account": "kvbench-runner"}
 for k, v in want.items():
     if args.get(k) != v: errs.append(f"arg --{k}={args.get(k)} want {v}")
 sc = c["securityContext"]

@@ -6,7 +6,7 @@
 #     the KUBE-* chains of the kubelet and kube-proxy, conntrack entries of pods/Services, empty kubepods cgroups
 #   - restores the sysctls saved by cluster-up.sh, removes the hard-coded paths the components created
 #     (/var/lib/cni, /var/lib/kubelet/device-plugins, /run/containerd, /var/log/containers ...) unless they existed before
-#   --wipe also deletes etcd data, containerd/kubelet state, logs and the run dir (keeps pki/, images/ and the
+#   --wipe also deletes etcd data, containerd/kubelet state, the registry's storage, logs and the run dir (keeps pki/, images/ and the
 #   binary caches), so the next cluster-up starts from an empty cluster.
 # Safe to run when nothing is up.
 set -uo pipefail
@@ -48,7 +48,7 @@ for p in $(pgrep -x containerd-shim 2>/dev/null); do
   cmd=$(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null) || continue
   [[ $cmd == *"-address $CTRD_SOCK"* ]] && { kill -KILL "$p"; el "killed leftover shim $p"; }
 done
-stop kube-scheduler kube-controller-manager kube-apiserver
+stop registry kube-scheduler kube-controller-manager kube-apiserver
 stop etcd
 
 # mounts under our state dirs (pod volumes, netns, overlay rootfs), deepest first

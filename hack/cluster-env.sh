@@ -17,6 +17,10 @@ NODE_IF=kvbnode0 POD_IF=kvbcni0 GUARD_CHAIN=KVBENCH-GUARD CNI_NET=kvbench-pods
 CTRD_STATE=/run/kvbench-containerd
 CTRD_SOCK=$CTRD_STATE/containerd.sock
 PAUSE_IMAGE=localhost/kvbench-pause:v1
+# The cluster's registry (CNCF distribution, started by cluster-up on the node IP, plain HTTP, storage under
+# $CL_VAR/registry): images and charts are pushed to it from the host and containerd pulls from it (hosts.toml).
+REGISTRY_PORT=${REGISTRY_PORT:-5000}
+REGISTRY=$NODE_IP:$REGISTRY_PORT
 K8S_BIN=$KVBENCH_CACHE/k8s-$K8S_VERSION/bin
 KUBECTL=${KUBECTL:-$K8S_BIN/kubectl}
 ctr_() { ctr -a "$CTRD_SOCK" -n k8s.io "$@"; }

@@ -21,9 +21,12 @@ if [ -z "${OPERATOR_IMAGE_TAR:-}" ]; then
   "$HERE/make-image.sh" --entrypoint /manager --uid 65532 "$d/testimg" localhost/kvbench-operator:v0.1.0-placeholder "$d/operator-placeholder.tar" >/dev/null
   OPERATOR_IMAGE_TAR=$d/operator-placeholder.tar OPERATOR_TAG=v0.1.0-placeholder
 fi
-"$HERE/images.sh" import "$OPERATOR_IMAGE_TAR" 2>/dev/null
+# through the cluster's registry, by digest, as a user's cluster pulls it (containerd: hosts.toml)
+CRANE=$("$HERE/tools.sh" crane)
+step "push the operator image to $REGISTRY" q "$CRANE" push --insecure "$OPERATOR_IMAGE_TAR" "$REGISTRY/kvbench-operator:${OPERATOR_TAG:?set OPERATOR_TAG with OPERATOR_IMAGE_TAR}"
+digest=$("$CRANE" digest --insecure "$REGISTRY/kvbench-operator:$OPERATOR_TAG")
 step "helm install" q "$HELM" install kvb "$ROOT/charts/kvbench-operator" -n kvbench-system --create-namespace \
-  --set image.tag="${OPERATOR_TAG:?set OPERATOR_TAG with OPERATOR_IMAGE_TAR}" --wait --timeout 3m
+  --set image.repository="$REGISTRY/kvbench-operator" --set image.digest="$digest" --wait --timeout 3m
 scraped() { local r; r=$("$HERE/prometheus.sh" query "$1" 2>/dev/null) && [[ $r == *'"value"'* ]]; }
 wait_scraped() { for _ in $(seq 1 120); do scraped "$1" && return 0; sleep 1; done; echo "TIMEOUT: $1 never scraped"; "$HERE/prometheus.sh" targets; return 1; }
 step "operator scraped through the chart's ServiceMonitor" wait_scraped 'up{namespace="kvbench-system",job="kvb-kvbench-operator-metrics"} == 1'
@@ -47,7 +50,7 @@ step "helm uninstall" q "$HELM" uninstall kvb -n kvbench-system --wait
 kc -n kvbench-system wait --for=delete pod -l app.kubernetes.io/instance=kvb --timeout=60s >/dev/null 2>&1 || true
 left=$(kc get clusterrole,clusterrolebinding -o name | grep 'kvb-' || true
        kc -n kvbench-system get all,cm,secret,sa,role,rolebinding,servicemonitor,podmonitor -o name 2>/dev/null | grep -vE 'kube-root-ca|serviceaccount/default' || true)
-[ -z "$left" ] && echo "helm uninstall left nothing behind (the CRD stays: Helm never deletes crds/)" || { echo "LEFT BEHIND:"; echo "$left"; exit 1; }
+[ -z "$left" ] && echo "helm uninstall left nothing behind (the CRD stays: helm.sh/resource-policy keep)" || { echo "LEFT BEHIND:"; echo "$left"; exit 1; }
 [ "${KEEP_UP:-0}" = 1 ] && { echo "cluster left up: export KUBECONFIG=$KUBECONFIG_ADMIN"; exit 0; }
 step "cluster-down --wipe" "$HERE/cluster-down.sh" --wipe 2>/dev/null
 echo "== selftest OK in $(( $(date +%s) - T0 ))s"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # cluster-up.sh: a real single-node Kubernetes cluster on this machine, offline, idempotent.
 #
-#   etcd (127.0.0.1:2379) -> kube-apiserver (NODE_IP:6443, TLS, Node+RBAC, PodSecurity admission on)
-#   -> kube-controller-manager + kube-scheduler -> containerd (Debian's, own instance/socket/root) + runc + CNI bridge
+#   etcd (127.0.0.1:2379) -> kube-apiserver (NODE_IP:6443, TLS, Node+RBAC, PodSecurity and
+#   OwnerReferencesPermissionEnforcement admission on)
+#   -> kube-controller-manager + kube-scheduler -> registry (CNCF distribution, NODE_IP:REGISTRY_PORT, plain HTTP)
+#   -> containerd (Debian's, own instance/socket/root; pulls from that registry through hosts.toml) + runc + CNI bridge
 #   -> kubelet (cgroupfs; cgroup v1 allowed) -> kube-proxy (iptables), so the `kubernetes` Service and ClusterIPs work
 #   from pods (in-cluster config, as in a user's cluster). No CoreDNS.
 #
-# Binaries: Kubernetes $K8S_VERSION from Go modules via hack/k8s-binaries.sh (built once, cached under
-# $KVBENCH_CACHE); containerd, runc and the CNI plugins from Debian (installed here when missing).
+# Binaries: Kubernetes $K8S_VERSION from Go modules via hack/k8s-binaries.sh and the registry via hack/tools.sh
+# (built once, cached under $KVBENCH_CACHE); containerd, runc and the CNI plugins from Debian (installed here when missing).
 # State: everything under $KVBENCH_CLUSTER_DIR (default /opt/kvbench-cluster): pki etc var logs run images,
 # plus what the components hard-code (/run/kvbench-containerd, /run/containerd/{s,fifo,runc}, /var/lib/cni,
 # /var/lib/kubelet/device-plugins, /var/log/containers); hack/cluster-down.sh removes all of that again.
@@ -57,6 +59,7 @@ fi
 WHAT="kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl etcd" \
   K8S_VERSION=$K8S_VERSION KVBENCH_CACHE=$KVBENCH_CACHE nice -n "${NICE:-10}" "$HERE/k8s-binaries.sh" >/dev/null
 B=$K8S_BIN
+REGISTRY_BIN=$(KVBENCH_CACHE=$KVBENCH_CACHE nice -n "${NICE:-10}" "$HERE/tools.sh" registry)
 IMGDIR=$("$HERE/images.sh" build)   # pause (sandbox) + testimg, tiny, cached
 
 mkdir -p "$CL_PKI" "$CL_ETC/cni/net.d" "$CL_VAR" "$CL_LOGS" "$CL_RUN" "$CL_IMAGES"
@@ -147,6 +150,8 @@ start etcd "$B/etcd" --name kvbench --data-dir "$CL_VAR/etcd" --unsafe-no-fsync=
 waitfor "etcd healthy" 30 curl -fsS http://127.0.0.1:2379/health
 
 # ---- kube-apiserver (NODE_IP only; PodSecurity admission is on by default) ----
+# OwnerReferencesPermissionEnforcement as on OpenShift: setting blockOwnerDeletion needs update on the owner's
+# finalizers, which only a real service account's RBAC shows (test/envtest enables it too).
 start kube-apiserver "$B/kube-apiserver" \
   --etcd-servers=http://127.0.0.1:2379 \
   --bind-address="$NODE_IP" --secure-port=6443 --advertise-address="$NODE_IP" \
@@ -156,7 +161,7 @@ start kube-apiserver "$B/kube-apiserver" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$CL_PKI/sa.pub" --service-account-signing-key-file="$CL_PKI/sa.key" \
   --service-cluster-ip-range="$SVC_CIDR" \
-  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement \
   --allow-privileged=true --profiling=false --v=1
 waitfor "kube-apiserver ready" 120 kc get --raw /readyz
 
@@ -173,7 +178,29 @@ start kube-scheduler "$B/kube-scheduler" \
   --authentication-kubeconfig="$CL_ETC/scheduler.kubeconfig" --authorization-kubeconfig="$CL_ETC/scheduler.kubeconfig" \
   --bind-address=127.0.0.1 --leader-elect=false --profiling=false --v=1
 
+# ---- registry: CNCF distribution on the node IP (KVBENCH-GUARD keeps it off the outside interface) ----
+# Images (make images-push) and the chart (helm push) go here; containerd pulls them like any registry.
+wfile "$CL_ETC/registry.yml" <<YAML
+version: 0.1
+log: {level: warn, formatter: text, accesslog: {disabled: true}}
+storage:
+  filesystem: {rootdirectory: "$CL_VAR/registry"}
+  delete: {enabled: true}
+http:
+  addr: "$REGISTRY"
+  secret: kvbench-local-registry
+YAML
+start registry env OTEL_TRACES_EXPORTER=none "$REGISTRY_BIN" serve "$CL_ETC/registry.yml"   # no tracing exporter
+waitfor "registry answers at http://$REGISTRY/v2/" 30 curl -fsS "http://$REGISTRY/v2/"
+
 # ---- containerd (separate instance: Debian's /etc/containerd is untouched) + CNI bridge ----
+# hosts.toml per registry (config_path): the local registry speaks plain HTTP.
+mkdir -p "$CL_ETC/containerd/certs.d/$REGISTRY"
+wfile "$CL_ETC/containerd/certs.d/$REGISTRY/hosts.toml" <<TOML
+server = "http://$REGISTRY"
+[host."http://$REGISTRY"]
+  capabilities = ["pull", "resolve"]
+TOML
 wfile "$CL_ETC/containerd.toml" <<TOML
 version = 2
 root = "$CL_VAR/containerd"
@@ -193,6 +220,8 @@ state = "$CTRD_STATE"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$CL_ETC/containerd/certs.d"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$CL_ETC/cni/net.d"
@@ -210,7 +239,8 @@ wfile "$CL_ETC/cni/net.d/10-kvbench.conflist" <<JSON
 JSON
 start containerd containerd --config "$CL_ETC/containerd.toml"
 waitfor "containerd up" 30 ctr -a "$CTRD_SOCK" version
-# the sandbox image, then every tarball remembered by `hack/images.sh import`
+# the sandbox image, then every tarball remembered by `hack/images.sh import` (the monitoring stack's; the
+# project's images come from the registry)
 imported=0
 for f in "$IMGDIR/pause.tar" "$IMGDIR/testimg.tar" "$CL_IMAGES"/*.tar; do
   [ -f "$f" ] || continue   # also skips dangling links
@@ -243,8 +273,8 @@ registerNode: true
 # which hold their full results. Evict only when the disk is really nearly full.
 evictionHard: {memory.available: "100Mi", nodefs.available: "5%", nodefs.inodesFree: "5%", imagefs.available: "5%"}
 evictionPressureTransitionPeriod: 30s
-# Images here are imported, never pulled (no registry): garbage-collecting one (the pause image included) breaks
-# every later pod. 100 turns image GC off.
+# The sandbox and monitoring images are imported, not pulled: garbage-collecting one (the pause image included)
+# breaks every later pod. 100 turns image GC off.
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 ${KUBELET_SYNC_FREQUENCY:+syncFrequency: $KUBELET_SYNC_FREQUENCY}
@@ -275,5 +305,6 @@ svc_programmed() { local r; r=$(iptables -t nat -S KUBE-SERVICES 2>/dev/null) &&
 waitfor "kube-proxy programmed the kubernetes Service" 60 svc_programmed
 waitfor "https://$API_SVC_IP:443 answers from the host" 30 curl -fsSk --max-time 2 "https://$API_SVC_IP/readyz"
 el "cluster up: $("$KUBECTL" version --kubeconfig "$KUBECONFIG_ADMIN" -o json 2>/dev/null | python3 -c 'import json,sys; print("server", json.load(sys.stdin)["serverVersion"]["gitVersion"])' 2>/dev/null || echo '?') at https://$NODE_IP:6443"
+el "registry: http://$REGISTRY (make images-push REGISTRY=$REGISTRY)"
 el "export KUBECONFIG=$KUBECONFIG_ADMIN   # kubectl: $KUBECTL; down: hack/cluster-down.sh [--wipe]"
 echo "$KUBECONFIG_ADMIN"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh (make demo): on a fresh machine, build everything (Debian packages, Kubernetes, the monitoring stack, helm,
-# both images: all cached under ~/.cache/kvbench and bin/images), start the local cluster, install Prometheus and the
-# chart, run config/samples/kvbench_v1alpha1_demo.yaml (RocksDB and Pebble on tmpfs, ~30 s) and print
+# both images: all cached under ~/.cache/kvbench and bin/images), start the local cluster with its registry, push the
+# images and the chart there, install Prometheus and the chart from the registry (images by digest), run
+# config/samples/kvbench_v1alpha1_demo.yaml (RocksDB and Pebble on tmpfs, ~30 s) and print
 # `kubectl get kvb` with its numbers. Leaves the cluster up; `make cluster-down` (or cluster-wipe) takes it down.
 # Idempotent: a second run reuses everything and runs the sample again from scratch.
 set -euo pipefail
@@ -11,7 +12,7 @@ SAMPLE=${SAMPLE:-$ROOT/config/samples/kvbench_v1alpha1_demo.yaml}
 NS=${DEMO_NAMESPACE:-default}
 
 stack_up
-say "helm upgrade --install kvb charts/kvbench-operator -n kvbench-system"; chart_install
+say "helm push + helm upgrade --install kvb oci://$REGISTRY/charts/kvbench-operator -n kvbench-system"; chart_install
 name=$(awk '/^metadata:/{m=1} m && /^  name:/{print $2; exit}' "$SAMPLE")
 # the spec is immutable: a re-run deletes the previous demo and starts a fresh one
 kc -n "$NS" delete kvbenchmark "$name" --ignore-not-found --wait=true >/dev/null
@@ -38,6 +39,11 @@ for r in json.load(sys.stdin)["status"].get("runs", []):
     if r.get("reason"): print("%-8s %s: %s" % (r["engine"], r["reason"], r.get("message", "")))'
 PROM=$("$HERE/prometheus.sh" url)
 cat <<EOF
+
+Installed from the cluster's registry $REGISTRY, as on any cluster:
+  chart   $CHART --version $CHART_VERSION ($CHART_DIGEST)
+  images  $OPERATOR_IMAGE
+          $RUNNER_IMAGE
 
 The cluster stays up. To explore:
   export KUBECONFIG=$KUBECONFIG PATH=$K8S_BIN:\$PATH

@@ -1,6 +1,7 @@
 # e2e-env.sh: shared by hack/demo.sh and hack/e2e.sh (sourced). Builds what is missing (all cached) and brings the
-# local cluster, Prometheus, the images and the local-NVMe fixture up. Defines: KUBECONFIG KUBECTL HELM and the
-# functions below. Progress on stderr.
+# local cluster (with its registry), Prometheus and the local-NVMe fixture up, and pushes the images to that registry
+# as a user would push to theirs. Defines: KUBECONFIG KUBECTL HELM REGISTRY OPERATOR_IMAGE RUNNER_IMAGE (by digest)
+# and the functions below. Progress on stderr.
 . "$HERE/cluster-env.sh"
 ROOT=$(cd "$HERE/.." && pwd)
 VERSION=${VERSION:-v0.1.0}
@@ -20,16 +21,33 @@ stack_up() {
   say "cluster up (Kubernetes binaries are built once and cached)"; "$HERE/cluster-up.sh" >/dev/null
   say "Prometheus (prometheus-operator + Prometheus, built from Go modules once: hack/monitoring-build.sh)"
   "$HERE/prometheus.sh" install >/dev/null
-  say "importing images"; "$HERE/images.sh" import "$IMAGES/runner.tar" "$IMAGES/operator.tar" 2>/dev/null
+  # no project image is imported into containerd: they are pushed to the registry and pulled from it by digest
+  "$HERE/images.sh" forget "$IMAGES/runner.tar" "$IMAGES/operator.tar"   # remembered by an older e2e-env.sh
+  say "pushing the images to the cluster's registry $REGISTRY (make images-push)"
+  make -s -C "$ROOT" images-push REGISTRY="$REGISTRY" VERSION="$VERSION" >/dev/null
+  # shellcheck disable=SC1091
+  . "$ROOT/bin/images/pushed.env"; export OPERATOR_IMAGE RUNNER_IMAGE
+  say "  $OPERATOR_IMAGE"; say "  $RUNNER_IMAGE"
   # 24 PVs: the seed examples spec alone runs 12 localNVMe runs at once, and a spec's volumes stay Released
   # (not recycled) until the next set-up.
   say "local NVMe fixture (StorageClass local-nvme, static local PVs, node label)"; "$HERE/local-nvme.sh" up 24
 }
 
-# chart_install: the CRD first (server-side apply: Helm installs crds/ only when missing, never upgrades it), then
-# the chart with the images built above.
+# chart_install: the chart packaged and pushed to the registry (helm push), installed from there (helm upgrade
+# --install oci://…) with both images by digest. The CRD is a chart template: install and upgrade apply it.
 chart_install() {
-  kc apply --server-side --force-conflicts -f "$ROOT/charts/kvbench-operator/crds" >/dev/null
-  "$HELM" upgrade --install kvb "$ROOT/charts/kvbench-operator" -n kvbench-system --create-namespace \
-    --set image.tag="$VERSION" --set runner.image="localhost/kvbench-runner:$VERSION" --wait --timeout 3m >/dev/null
+  local crd=kvbenchmarks.kvbench.io owner
+  # a CRD from the older chart (Helm's crds/ directory) has no release: adopt it, or Helm refuses to take it over
+  owner=$(kc get crd "$crd" -o jsonpath='{.metadata.annotations.meta\.helm\.sh/release-name}' 2>/dev/null || true)
+  if kc get crd "$crd" >/dev/null 2>&1 && [ -z "$owner" ]; then
+    kc label crd "$crd" app.kubernetes.io/managed-by=Helm --overwrite >/dev/null
+    kc annotate crd "$crd" meta.helm.sh/release-name=kvb meta.helm.sh/release-namespace=kvbench-system --overwrite >/dev/null
+  fi
+  REGISTRY=$REGISTRY PLAIN_HTTP=1 HELM=$HELM "$HERE/chart-push.sh" >/dev/null
+  # shellcheck disable=SC1091
+  . "$ROOT/bin/chart/pushed.env"
+  say "chart $CHART:$CHART_VERSION ($CHART_DIGEST)"
+  "$HELM" upgrade --install kvb "$CHART" --version "$CHART_VERSION" --plain-http -n kvbench-system --create-namespace \
+    --set image.repository="${OPERATOR_IMAGE%@*}" --set image.digest="${OPERATOR_IMAGE#*@}" \
+    --set runner.repository="${RUNNER_IMAGE%@*}" --set runner.digest="${RUNNER_IMAGE#*@}" --wait --timeout 3m >/dev/null
 }

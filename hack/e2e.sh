@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # e2e.sh (make test-e2e): the end-to-end suite (test/e2e, ginkgo, build tag e2e) on a fresh local cluster.
-#   builds what is missing (cached) -> cluster-down --wipe (a clean start) -> cluster-up -> Prometheus -> images ->
-#   local NVMe fixture -> go test -tags e2e ./test/e2e (the suite installs the chart and ends with helm uninstall)
+#   builds what is missing (cached) -> cluster-down --wipe (a clean start) -> cluster-up (with its registry) ->
+#   Prometheus -> images pushed to the registry (make images-push) -> local NVMe fixture -> go test -tags e2e ./test/e2e
+#   given only the kubeconfig, the registry, the images by digest and the Prometheus URL, as against any cluster (the
+#   suite pushes the chart, installs it from oci://, and ends with helm uninstall, a CRD upgrade and the installer)
 #   -> on failure: diagnostics into $E2E_ARTIFACTS -> cluster-down --wipe (KEEP_UP=1 keeps the cluster).
 # E2E_ARTIFACTS (default bin/e2e-artifacts/<timestamp>): per failed spec (operator logs, events, pod describe,
 # benchmarks, Prometheus targets, written by the suite) plus the cluster's component logs (kubelet, containerd,
-# apiserver, ...). GINKGO_ARGS are passed to the suite (e.g. GINKGO_ARGS='-ginkgo.focus=OOM').
+# apiserver, ...). GINKGO_ARGS are passed to the suite (e.g. GINKGO_ARGS='-ginkgo.focus=OOM'). E2E_LABELS is the
+# suite's label filter (default '!schedule-long': the 15-minute schedule scenario runs in make test-e2e-schedule).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/e2e-env.sh"
@@ -40,7 +43,10 @@ if [ -f "$CL_RUN/kube-apiserver.pid" ] || [ -d "$CL_VAR/etcd" ]; then say "wipin
 stack_up
 say "running the suite (go test -tags e2e ./test/e2e)"
 set +e
-(cd "$ROOT" && KUBECTL=$KUBECTL HELM=$HELM E2E_ARTIFACTS=$ART nice -n 5 go test -tags e2e ./test/e2e/ -count=1 -timeout 30m -v \
-  -ginkgo.v -ginkgo.no-color -ginkgo.junit-report="$ART/junit.xml" ${GINKGO_ARGS:-}) 2>&1 | tee "$ART/suite.log"
+E2E_LABELS=${E2E_LABELS-!schedule-long}
+(cd "$ROOT" && KUBECTL=$KUBECTL HELM=$HELM E2E_ARTIFACTS=$ART nice -n 5 go test -tags e2e ./test/e2e/ -count=1 -timeout 45m -v \
+  -args -e2e.registry="$REGISTRY" -e2e.plain-http -e2e.operator-image="$OPERATOR_IMAGE" -e2e.runner-image="$RUNNER_IMAGE" \
+  -e2e.prometheus-url="$("$HERE/prometheus.sh" url)" \
+  -ginkgo.v -ginkgo.no-color -ginkgo.junit-report="$ART/junit.xml" ${E2E_LABELS:+"-ginkgo.label-filter=$E2E_LABELS"} ${GINKGO_ARGS:-}) 2>&1 | tee "$ART/suite.log"
 status=${PIPESTATUS[0]}
 set -e

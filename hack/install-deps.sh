@@ -9,6 +9,7 @@ PKGS=(
   qemu-user-static                               # runs the arm64 image's programs in make test-arm64 (qemu is
                                                  # called directly with -L: no binfmt_misc registration needed)
   etcd-server                                    # fallback etcd for envtest
+  openjdk-17-jdk-headless maven                  # YCSB core (Maven Central), the runner's YCSB reference (hack/ycsb-ref.sh)
   build-essential pkg-config curl ca-certificates git util-linux python3 python3-yaml
 )
 missing=()

@@ -84,7 +84,7 @@ func (c *Comparison) Table() *Table {
 	for _, r := range c.Rows {
 		rep = rep || r.Iteration > 0
 	}
-	t := &Table{Title: fmt.Sprintf("Comparison: A = %s, B = %s", c.A.Title(), c.B.Title()), Headers: []string{"Run", "Workload", "Threads"}}
+	t := &Table{Title: "Comparison: " + OldNew(c.A, c.B), Headers: []string{"Run", "Workload", "Threads"}}
 	if rep {
 		t.Headers = append(t.Headers, "Iteration")
 	}

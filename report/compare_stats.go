@@ -59,8 +59,12 @@ func (c *StatComparison) Tables() []*Table {
 			if ch.Regressed {
 				delta += " !"
 			}
+			p := fmt.Sprintf("%.3f", ch.P)
+			if ch.NoVerdict {
+				p = Empty // the test cannot tell with these repeats: its p says nothing
+			}
 			t.add(ch.Run, ch.Workload, strconv.Itoa(int(ch.Threads)), stats.Format(ch.Old, format), stats.Format(ch.New, format),
-				delta, fmt.Sprintf("%.3f", ch.P), fmt.Sprintf("%d+%d", ch.Old.N, ch.New.N))
+				delta, p, fmt.Sprintf("%d+%d", ch.Old.N, ch.New.N))
 		}
 		if len(t.Rows) > 0 {
 			out = append(out, t)
@@ -85,19 +89,21 @@ func (c *StatComparison) Tables() []*Table {
 	return out
 }
 
-// fewRepeats warns when no difference could be significant (benchmath: the U test needs at least
-// 4 repeats a side at alpha 0.05).
+// fewRepeats notes the points without a verdict when another point regressed (without a
+// regression, the verdict line says it).
 func (c *StatComparison) fewRepeats() string {
-	for _, ch := range c.Changes {
-		if len(ch.Warnings) > 0 {
-			return "note: " + ch.Warnings[0] + " (spec.repeat); --by-phase shows single runs side by side"
-		}
+	if n := len(c.Undecided()); n > 0 && c.Outcome() == stats.OutcomeRegressed {
+		return fmt.Sprintf("note: %d change(s) marked \"no verdict\" had too few repeats for the U test (at least %d a side at alpha %g)", n, stats.MinRepeats(c.Alpha), c.Alpha)
 	}
 	return ""
 }
 
-// Write renders the comparison as text, markdown or json.
+// Write renders the comparison as text, markdown or json. Text and markdown start with a line that
+// names A (old) and B (new) (OldNew).
 func (c *StatComparison) Write(w io.Writer, format string) error {
+	if format != "json" {
+		fmt.Fprintf(w, "%s\n\n", OldNew(c.A, c.B))
+	}
 	switch format {
 	case "json":
 		return c.writeJSON(w)
@@ -123,6 +129,9 @@ func (c *StatComparison) Write(w io.Writer, format string) error {
 type jsonComparison struct {
 	A                string         `json:"a"`
 	B                string         `json:"b"`
+	AFrom            string         `json:"aFrom"`
+	BFrom            string         `json:"bFrom"`
+	Outcome          stats.Outcome  `json:"outcome"`
 	ThresholdPercent float64        `json:"thresholdPercent"`
 	Alpha            float64        `json:"alpha"`
 	Metrics          []stats.Metric `json:"metrics"`
@@ -135,7 +144,7 @@ type jsonComparison struct {
 }
 
 func (c *StatComparison) writeJSON(w io.Writer) error {
-	out := jsonComparison{A: c.A.Title(), B: c.B.Title(), ThresholdPercent: c.ThresholdPercent, Alpha: c.Alpha, Metrics: c.Metrics, Regressed: c.Regressed(),
+	out := jsonComparison{A: c.A.Title(), B: c.B.Title(), AFrom: c.A.From(), BFrom: c.B.From(), Outcome: c.Outcome(), ThresholdPercent: c.ThresholdPercent, Alpha: c.Alpha, Metrics: c.Metrics, Regressed: c.Regressed(),
 		Verdict: c.Verdict(), Changes: c.Changes, OnlyA: c.OnlyOld, OnlyB: c.OnlyNew}
 	for _, r := range c.Regressions() {
 		out.Regressions = append(out.Regressions, r.Label())

@@ -31,7 +31,7 @@ func TestCompare(t *testing.T) {
 	}
 	got := text(c.Table())
 	for _, line := range []string{
-		"Comparison: A = default/demo, B = default/demo-2",
+		"Comparison: A (old) = default/demo (cluster), B (new) = default/demo-2 (cluster)",
 		"Run      Workload    Threads  ops/s A  ops/s B  change  p99 A (us)  p99 B (us)  change",
 		"rocksdb  readrandom        4   400000   500000  +25.0%        10.0        8.00  -20.0%",
 		"rocksdb  readrandom        1   100000   100000   +0.0%        10.0        10.0   +0.0%",

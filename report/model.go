@@ -18,14 +18,56 @@ type Benchmark struct {
 	// Results are the runners' full results by run name. A run without one is reported from the
 	// summaries in status, which carry no time series and may be trimmed.
 	Results map[string]*api.Result
+	// Source is the file (the -f argument) the benchmark was read from; empty for the cluster.
+	Source string
+	// Label, when set, replaces the title (one run of a benchmark: "default/demo run rocksdb").
+	Label string
 }
 
 // Title names the benchmark as namespace/name (just name when it has no namespace).
 func (b *Benchmark) Title() string {
+	if b.Label != "" {
+		return b.Label
+	}
 	if b.Namespace == "" {
 		return b.Name
 	}
 	return b.Namespace + "/" + b.Name
+}
+
+// From says where the benchmark was read: its file, or "cluster".
+func (b *Benchmark) From() string {
+	if b.Source == "" {
+		return "cluster"
+	}
+	return b.Source
+}
+
+// OldNew is the first line of a comparison: which benchmark is A, the old one, and which is B,
+// the new one, and where each was read, e.g. "A (old) = default/nightly (baseline/nightly.yaml),
+// B (new) = default/nightly-2026-11-23 (cluster)".
+func OldNew(a, b *Benchmark) string {
+	return fmt.Sprintf("A (old) = %s (%s), B (new) = %s (%s)", a.Title(), a.From(), b.Title(), b.From())
+}
+
+// RunNames are the benchmark's runs: status order, then runs known only from a full result.
+func (b *Benchmark) RunNames() []string {
+	var out []string
+	for _, r := range b.runs() {
+		out = append(out, r.name)
+	}
+	return out
+}
+
+// OnlyRun is the benchmark with just one of its runs, titled "namespace/name run RUN", so that
+// the engines of one benchmark can be compared with each other.
+func (b *Benchmark) OnlyRun(name string) *Benchmark {
+	out := &Benchmark{KVBenchmark: *b.KVBenchmark.DeepCopy(), Source: b.Source, Label: b.Title() + " run " + name}
+	out.Status.Runs = slices.DeleteFunc(out.Status.Runs, func(r api.RunStatus) bool { return r.Name != name })
+	if r, ok := b.Results[name]; ok {
+		out.Results = map[string]*api.Result{name: r}
+	}
+	return out
 }
 
 // Phase is one measured phase (or the dataset load) of one run.

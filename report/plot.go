@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"path/filepath"
@@ -10,10 +12,14 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/stats"
 )
 
 // PlotKinds are the plots Plot draws.
@@ -31,10 +37,11 @@ type PlotOptions struct {
 	Workload string
 }
 
-// series is one line of a plot.
+// series is one line of a plot, with error bars when errs is set.
 type series struct {
 	name string
 	pts  plotter.XYs
+	errs plotter.YErrors // below and above each point; nil: no bars
 }
 
 // seriesSet keeps lines in the order they were first named.
@@ -43,7 +50,7 @@ type seriesSet struct {
 	byKey map[string]*series
 }
 
-func (s *seriesSet) add(name string, x, y float64) {
+func (s *seriesSet) get(name string) *series {
 	if s.byKey == nil {
 		s.byKey = map[string]*series{}
 	}
@@ -53,25 +60,110 @@ func (s *seriesSet) add(name string, x, y float64) {
 		s.byKey[name] = l
 		s.order = append(s.order, name)
 	}
+	return l
+}
+
+func (s *seriesSet) add(name string, x, y float64) {
+	l := s.get(name)
 	l.pts = append(l.pts, plotter.XY{X: x, Y: y})
 }
 
+// addBar adds a point with an error bar from lo to hi.
+func (s *seriesSet) addBar(name string, x, y, lo, hi float64) {
+	l := s.get(name)
+	l.pts = append(l.pts, plotter.XY{X: x, Y: y})
+	l.errs = append(l.errs, struct{ Low, High float64 }{y - lo, hi - y})
+}
+
+// addTo draws each series as a line with points (and its error bars) in a colour of its own.
 func (s *seriesSet) addTo(p *plot.Plot) error {
-	var args []any
-	for _, name := range s.order {
+	colours := seriesColors(len(s.order))
+	for i, name := range s.order {
 		l := s.byKey[name]
-		slices.SortStableFunc(l.pts, func(a, b plotter.XY) int {
-			switch {
-			case a.X < b.X:
-				return -1
-			case a.X > b.X:
-				return 1
+		idx := make([]int, len(l.pts))
+		for j := range idx {
+			idx[j] = j
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(l.pts[a].X, l.pts[b].X) })
+		pts := make(plotter.XYs, len(idx))
+		for j, k := range idx {
+			pts[j] = l.pts[k]
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		line.Color, line.Dashes = colours[i], plotutil.Dashes(i)
+		points.Color, points.Shape = colours[i], plotutil.Shape(i)
+		p.Add(line, points)
+		p.Legend.Add(name, line, points)
+		if l.errs != nil {
+			errs := make(plotter.YErrors, len(idx))
+			for j, k := range idx {
+				errs[j] = l.errs[k]
 			}
-			return 0
-		})
-		args = append(args, name, l.pts)
+			bars, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{pts, errs})
+			if err != nil {
+				return err
+			}
+			bars.Color = colours[i]
+			p.Add(bars)
+		}
 	}
-	return plotutil.AddLinePoints(p, args...)
+	return nil
+}
+
+// seriesColors are n colours that differ: gonum's seven, then as many hues evenly around the
+// colour wheel (the seven repeated from the eighth line on).
+func seriesColors(n int) []color.Color {
+	if n <= len(plotutil.DefaultColors) {
+		return plotutil.DefaultColors[:n]
+	}
+	return palette.Rainbow(n, 0, palette.Hue(float64(n-1)/float64(n)), 0.9, 0.8, 1).Colors()
+}
+
+// threadsSeries are the threads plot's lines: per benchmark, run and workload the median ops/s
+// over the repeats at each thread count, as report and compare summarise repeats, with an error
+// bar: the median's 95% confidence interval, or min..max below the 6 repeats a finite interval
+// needs. It says whether any point was repeated.
+func threadsSeries(phases []benchPhase) (lines seriesSet, repeated bool) {
+	type key struct {
+		name    string
+		threads int32
+	}
+	values := map[key][]float64{}
+	var keys []key
+	for _, ph := range phases {
+		k := key{fmt.Sprintf("%s%s %s", ph.bench, ph.Run, ph.Name()), ph.Threads}
+		if values[k] == nil {
+			keys = append(keys, k)
+		}
+		values[k] = append(values[k], ph.OpsPerSec)
+	}
+	sums := make([]api.SampleStats, len(keys))
+	for i, k := range keys {
+		sums[i] = stats.Summarize(values[k])
+		repeated = repeated || sums[i].N > 1
+	}
+	for i, k := range keys {
+		s := sums[i]
+		if !repeated {
+			lines.add(k.name, float64(k.threads), s.Median)
+			continue
+		}
+		lo, hi := s.Median, s.Median // one run: no spread to show
+		switch {
+		case s.CIConfidence > 0:
+			lo, hi = s.CILow, s.CIHigh
+		case s.N > 1:
+			lo, hi = s.Min, s.Max
+		}
+		lines.addBar(k.name, float64(k.threads), s.Median, lo, hi)
+	}
+	return lines, repeated
 }
 
 // benchPhase is a phase with the name of its benchmark, for series names across benchmarks.
@@ -111,7 +203,8 @@ func titleOf(bs []*Benchmark) string {
 }
 
 // Plot draws one kind of plot over one or more benchmarks:
-//   - threads: ops/s vs threads, a line per run and workload (iterations averaged);
+//   - threads: ops/s vs threads, a line per run and workload: the median of the repeats with
+//     error bars (threadsSeries);
 //   - latency: p50 ... max per run, workload and thread count, on a log scale;
 //   - pulse: each round's read seconds vs round, a line per run and thread count (full results),
 //     else the mean round seconds vs threads from the status summaries;
@@ -137,22 +230,10 @@ func Plot(kind string, bs []*Benchmark, opt PlotOptions) (*plot.Plot, error) {
 	case "threads":
 		p.Title.Text = "Throughput vs threads: " + titleOf(bs)
 		p.X.Label.Text, p.Y.Label.Text = "threads", "ops/s"
-		type key struct {
-			name    string
-			threads int32
-		}
-		sum, n := map[key]float64{}, map[key]int{}
-		var keys []key
-		for _, ph := range phases {
-			k := key{fmt.Sprintf("%s%s %s", ph.bench, ph.Run, ph.Name()), ph.Threads}
-			if n[k] == 0 {
-				keys = append(keys, k)
-			}
-			sum[k] += ph.OpsPerSec
-			n[k]++
-		}
-		for _, k := range keys {
-			lines.add(k.name, float64(k.threads), sum[k]/float64(n[k]))
+		var repeated bool
+		lines, repeated = threadsSeries(phases)
+		if repeated {
+			p.Y.Label.Text = "ops/s: median of the repeats; bars: its 95% CI (min..max below 6 repeats)"
 		}
 		threadAxis(p, phases)
 		p.Y.Min = 0

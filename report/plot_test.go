@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
 // checkPNG decodes a PNG and checks its size and that something was drawn on it.
@@ -210,5 +212,77 @@ func TestPlotTitleFitsManyBenchmarks(t *testing.T) {
 	}
 	if got := titleOf(bs); got != "seed-001-dbbench and 2 more" {
 		t.Errorf("three benchmarks: %q", got)
+	}
+}
+
+// The threads plot shows the median of the repeats with an error bar, as report and compare
+// summarise them (it averaged them: one slow repeat of three moved the point by a third).
+func TestThreadsPlotMediansWithBars(t *testing.T) {
+	b := fixture(t)
+	b.Results = nil
+	b.Status.Runs = b.Status.Runs[1:] // leveldb, from status
+	var rs []api.PhaseSummary
+	for i, ops := range []float64{100, 100, 1000, 90, 110, 105, 95} { // median 100, mean 228.6
+		p := phase("readrandom", 1, ops, 10).PhaseSummary
+		p.Iteration = int32(i)
+		rs = append(rs, p)
+		if i < 3 {
+			q := phase("readrandom", 4, 4*ops, 10).PhaseSummary
+			q.Iteration = int32(i)
+			rs = append(rs, q)
+		}
+	}
+	b.Status.Runs[0].Results = rs
+	lines, repeated := threadsSeries(plotPhases([]*Benchmark{b}, PlotOptions{}))
+	l := lines.byKey["leveldb readrandom"]
+	if !repeated || l == nil || len(l.pts) != 2 || len(l.errs) != 2 {
+		t.Fatalf("repeated %v, series %+v", repeated, l)
+	}
+	// 7 repeats: the 95% interval of the median is [x(1), x(7)] of the sorted values (coverage
+	// 1 - 2/128 = 0.984; [x(2), x(6)] covers 1 - 2*8/128 = 0.875), i.e. 90..1000.
+	if l.pts[0].Y != 100 || l.errs[0].Low != 10 || l.errs[0].High != 900 {
+		t.Errorf("threads=1: median %v, bar -%v +%v; want 100, -10 +900", l.pts[0].Y, l.errs[0].Low, l.errs[0].High)
+	}
+	// 3 repeats have no finite interval: the bar spans min..max.
+	if l.pts[1].Y != 400 || l.errs[1].Low != 0 || l.errs[1].High != 3600 {
+		t.Errorf("threads=4: median %v, bar -%v +%v; want 400, -0 +3600", l.pts[1].Y, l.errs[1].Low, l.errs[1].High)
+	}
+	p, err := Plot("threads", []*Benchmark{b}, PlotOptions{})
+	if err != nil || !strings.Contains(p.Y.Label.Text, "median of the repeats") {
+		t.Fatalf("%v, y label %q", err, p.Y.Label.Text)
+	}
+	checkPNG(t, writePlot(t, "threads", []*Benchmark{b}, PlotOptions{}, "threads.png"))
+	// Without repeats: the single values, no bars.
+	if lines, repeated := threadsSeries(plotPhases([]*Benchmark{fixture(t)}, PlotOptions{})); repeated || lines.byKey["rocksdb readrandom"].errs != nil {
+		t.Errorf("single runs got bars")
+	}
+}
+
+// Every line of a plot has a colour of its own, beyond gonum's seven (timeseries repeated them).
+func TestSeriesColorsDiffer(t *testing.T) {
+	for _, n := range []int{1, 7, 8, 24} {
+		seen := map[[4]uint32]bool{}
+		for _, c := range seriesColors(n) {
+			r, g, b, a := c.RGBA()
+			seen[[4]uint32{r, g, b, a}] = true
+		}
+		if len(seen) != n {
+			t.Errorf("%d series: %d colours", n, len(seen))
+		}
+	}
+	b := fixture(t)
+	full := b.Results["rocksdb"]
+	for i := range full.Phases {
+		full.Phases[i].Intervals = []api.IntervalSample{{OffsetSeconds: 1, OpsPerSec: 10}, {OffsetSeconds: 2, OpsPerSec: 20}}
+	}
+	svg := checkSVG(t, writePlot(t, "timeseries", []*Benchmark{b}, PlotOptions{}, "ts.svg"))
+	strokes := map[string]bool{}
+	for _, m := range regexp.MustCompile(`stroke:#([0-9A-F]{2})([0-9A-F]{2})([0-9A-F]{2})`).FindAllStringSubmatch(svg, -1) {
+		if m[1] != m[2] || m[2] != m[3] { // not the black axes or the gray grid
+			strokes[m[0]] = true
+		}
+	}
+	if len(full.Phases) <= 7 || len(strokes) < len(full.Phases) {
+		t.Errorf("%d timeseries lines in %d stroke colours", len(full.Phases), len(strokes))
 	}
 }

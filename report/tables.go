@@ -222,18 +222,61 @@ func DBBenchLines(b *Benchmark) []string {
 				out = append(out, runnerreport.Line("load", &p.PhaseSummary))
 			}
 		}
+		from := dbBenchWorkloads(b.Spec.Workloads, own)
 		for _, g := range groups {
 			h := fmt.Sprintf("# %s%s, threads=%d", name, version, g.threads)
 			if repeated(own) {
 				h += fmt.Sprintf(", iteration=%d", g.iteration)
 			}
 			out = append(out, h)
-			for _, p := range own {
-				if !p.Load && p.Iteration == g.iteration && p.Threads == g.threads {
-					out = append(out, runnerreport.Line(p.Workload, &p.PhaseSummary))
+			last := -1
+			for i, p := range own {
+				if p.Load || p.Iteration != g.iteration || p.Threads != g.threads {
+					continue
+				}
+				// db_bench phases of one name (three dbbench:fillseq) differ by their command line.
+				if w, ok := from[i]; ok && w != last {
+					out = append(out, "# db_bench "+strings.Join(b.Spec.Workloads[w].DBBenchArgs, " "))
+					last = w
+				} else if !ok {
+					last = -1
+				}
+				out = append(out, runnerreport.Line(p.Workload, &p.PhaseSummary))
+			}
+		}
+	}
+	return out
+}
+
+// dbBenchWorkloads maps each db_bench phase of a run (its index in phases) to the spec workload
+// (index in ws) whose command line produced it: within an iteration, the n-th dbbench:NAME phase
+// comes from the n-th dbbench workload whose --benchmarks list NAME, in spec order.
+func dbBenchWorkloads(ws []api.WorkloadSpec, phases []Phase) map[int]int {
+	lists := map[string][]int{} // db_bench benchmark name -> the workloads that run it, in order
+	for i, w := range ws {
+		if w.Name != api.WorkloadDBBench {
+			continue
+		}
+		for _, a := range w.DBBenchArgs {
+			if v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "benchmarks="); ok {
+				for _, name := range strings.Split(v, ",") {
+					lists[name] = append(lists[name], i)
 				}
 			}
 		}
+	}
+	out := map[int]int{}
+	seen := map[string]int{} // iteration/name -> phases seen
+	for i, p := range phases {
+		name, ok := strings.CutPrefix(p.Workload, "dbbench:")
+		if !ok || p.Load {
+			continue
+		}
+		k := fmt.Sprintf("%d/%s", p.Iteration, name)
+		if n := seen[k]; n < len(lists[name]) {
+			out[i] = lists[name][n]
+		}
+		seen[k]++
 	}
 	return out
 }
@@ -448,10 +491,13 @@ func (s side) cells() []string {
 	return []string{ops(s.qps), lat(s.avg), lat(s.p99), lat(s.p999)}
 }
 
-// YCSB operation types by side: scans are the reads of workload E, read-modify-writes count as writes.
+// YCSB operation types by side, as YCSB's output names and counts them: scans are the reads of
+// workload E, and a READ-MODIFY-WRITE is in both sides (YCSB counts its read as a READ and its
+// update as an UPDATE). Results from before the runner's YCSB records named them in lower case and
+// counted a read-modify-write once, as a write.
 var (
-	readOps  = []string{"read", "scan"}
-	writeOps = []string{"update", "insert", "readmodifywrite"}
+	readOps  = []string{"READ", "SCAN", "read", "scan"}
+	writeOps = []string{"UPDATE", "INSERT", "update", "insert", "readmodifywrite"}
 )
 
 // YCSBTable is seed 004's Pegasus table: per YCSB phase the read and write sides' QPS, average,
@@ -501,7 +547,7 @@ func YCSBTable(b *Benchmark) *Table {
 		row = append(row, w.cells()...)
 		t.add(row...)
 	}
-	t.Notes = []string{"R = read (and scan), W = update + insert + read-modify-write; RW Ratio is reads:writes"}
+	t.Notes = []string{"R = READ + SCAN, W = UPDATE + INSERT, as YCSB counts them (a READ-MODIFY-WRITE's read is a READ, its update an UPDATE); RW Ratio is the configured reads:writes"}
 	if missing {
 		t.Notes = append(t.Notes, "some status summaries lack the per-operation breakdown (trimmed to 4 KiB): use the full results (runner pod logs, or kubectl kvbench save)")
 	}

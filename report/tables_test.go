@@ -144,7 +144,7 @@ leveldb  ycsb-a        1       1:1       -          -          -           -    
 leveldb  ycsb-c        1       1:0   75000       4.00       16.0         160       -          -          -           -
 leveldb  ycsb-a        4       1:1       -          -          -           -       -          -          -           -
 leveldb  ycsb-c        4       1:0  300000       4.00       16.0         160       -          -          -           -
-  R = read (and scan), W = update + insert + read-modify-write; RW Ratio is reads:writes
+  R = READ + SCAN, W = UPDATE + INSERT, as YCSB counts them (a READ-MODIFY-WRITE's read is a READ, its update an UPDATE); RW Ratio is the configured reads:writes
   some status summaries lack the per-operation breakdown (trimmed to 4 KiB): use the full results (runner pod logs, or kubectl kvbench save)
 `
 	if diff := cmp.Diff(want, text(YCSBTable(fixture(t)))); diff != "" {
@@ -185,6 +185,22 @@ func TestYCSBWritesCombineAndRatio(t *testing.T) {
 	}
 }
 
+// YCSB's names: a READ-MODIFY-WRITE's read is in READ and its update in UPDATE, so the sides are
+// READ + SCAN and UPDATE + INSERT, and the read-modify-writes are not counted a second time.
+func TestYCSBTableYCSBNames(t *testing.T) {
+	b := fixture(t)
+	b.Spec.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "F"}, Threads: []int32{8}}}
+	f := phase("ycsb-f", 8, 100000, 50)
+	f.Operations = []api.OperationSummary{op("READ", 100000, 10, 30, 300), op("UPDATE", 50000, 20, 60, 600),
+		op("READ-MODIFY-WRITE", 50000, 40, 90, 900)}
+	b.Results["rocksdb"].Phases = []api.PhaseResult{f}
+	b.Status.Runs = b.Status.Runs[:1]
+	line := "rocksdb  ycsb-f        8       1:1  100000       10.0       30.0         300  50000       20.0       60.0         600"
+	if got := text(YCSBTable(b)); !strings.Contains(got, line+"\n") {
+		t.Errorf("no line\n%s\nin\n%s", line, got)
+	}
+}
+
 func TestPulseTable(t *testing.T) {
 	want := `Pulse rounds
 thread number  rocksdb time cost in seconds  leveldb mean round seconds
@@ -221,6 +237,47 @@ func TestDBBenchLines(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
 		t.Errorf("db_bench lines (-want +got):\n%s", diff)
+	}
+}
+
+// seed 001's db_bench command lines: three of them run fillseq, so three dbbench:fillseq lines,
+// each under the command line it came from (they were three identical labels).
+func TestDBBenchLinesNameTheirCommandLine(t *testing.T) {
+	b := fixture(t)
+	b.Results = nil
+	b.Status.Runs = b.Status.Runs[:1]
+	b.Spec.Workloads = []api.WorkloadSpec{
+		{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--num=1000"}},
+		{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--disable_wal=1", "--num=1000"}},
+		{Name: api.WorkloadReadRandom},
+		{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq,readrandom", "--num=1000"}},
+	}
+	var rs []api.PhaseSummary
+	for it := range int32(2) {
+		for i, w := range []string{"dbbench:fillseq", "dbbench:fillseq", "readrandom", "dbbench:fillseq", "dbbench:readrandom"} {
+			p := phase(w, 1, float64(1000*(i+1)), 10).PhaseSummary
+			p.Iteration = it
+			rs = append(rs, p)
+		}
+	}
+	b.Status.Runs[0].Results = rs
+	got := strings.Join(DBBenchLines(b), "\n")
+	want := `# rocksdb (rocksdb 7.8.3), load, threads=1
+load         :       2.000 micros/op 500000 ops/sec 10.000 seconds 5000000 operations;
+# rocksdb (rocksdb 7.8.3), threads=1, iteration=0
+# db_bench --benchmarks=fillseq --num=1000
+dbbench:fillseq :    1000.000 micros/op 1000 ops/sec 10.000 seconds 10000 operations;
+# db_bench --benchmarks=fillseq --disable_wal=1 --num=1000
+dbbench:fillseq :     500.000 micros/op 2000 ops/sec 10.000 seconds 20000 operations;
+readrandom   :     333.333 micros/op 3000 ops/sec 10.000 seconds 30000 operations;
+# db_bench --benchmarks=fillseq,readrandom --num=1000
+dbbench:fillseq :     250.000 micros/op 4000 ops/sec 10.000 seconds 40000 operations;
+dbbench:readrandom :     200.000 micros/op 5000 ops/sec 10.000 seconds 50000 operations;
+# rocksdb (rocksdb 7.8.3), threads=1, iteration=1
+# db_bench --benchmarks=fillseq --num=1000
+dbbench:fillseq :    1000.000 micros/op 1000 ops/sec 10.000 seconds 10000 operations;`
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("db_bench lines:\n%s\nwant them to start\n%s", got, want)
 	}
 }
 

@@ -33,26 +33,34 @@ var (
 	minInterval  = time.Second
 )
 
-// Target is the new dataset size: exactly one of Size (bytes) and Num (keys).
+// Target is what to change: the dataset size (at most one of Size, in bytes, and Num, in keys),
+// the storage medium, or both.
 type Target struct {
 	Size *resource.Quantity
 	Num  *int64
+	// Medium moves the database to another medium ("" keeps it); StorageClassName is the class
+	// of its volume (required for persistentVolume unless the spec has one).
+	Medium           kvv1.StorageMedium
+	StorageClassName string
 }
 
 // Benchmark returns a copy of b resized to t. The dataset keeps the form b uses (size or num).
 func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
-	if (t.Size == nil) == (t.Num == nil) {
-		return nil, fmt.Errorf("scale: give exactly one of a dataset size and a key count")
+	if t.Size != nil && t.Num != nil {
+		return nil, fmt.Errorf("scale: give at most one of a dataset size and a key count")
+	}
+	if t.Size == nil && t.Num == nil && t.Medium == "" {
+		return nil, fmt.Errorf("scale: give a dataset size, a key count or a medium")
 	}
 	entry := entryBytes(b.Spec.Dataset)
 	oldBytes, err := datasetBytes(b.Spec.Dataset, entry)
 	if err != nil {
 		return nil, fmt.Errorf("scale %s: %w", b.Name, err)
 	}
-	newBytes := float64(0)
+	newBytes := oldBytes
 	if t.Size != nil {
 		newBytes = float64(t.Size.Value())
-	} else {
+	} else if t.Num != nil {
 		newBytes = float64(*t.Num) * entry
 	}
 	if newBytes < entry {
@@ -61,8 +69,11 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	r := newBytes / oldBytes
 	out := b.DeepCopy()
 	s := &out.Spec
+	// What of the memory limit is the page-cache cap and the process, not tmpfs data.
+	nonData := max(0, float64(s.Resources.Memory.Value())-tmpfsData(s))
 
 	switch {
+	case t.Size == nil && t.Num == nil:
 	case s.Dataset.Size != nil:
 		s.Dataset.Size = mib(newBytes, 1)
 	default:
@@ -80,11 +91,18 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	}
 
 	if s.Storage.Size != nil {
-		floor := max(newBytes, kvv1.DatasetBytesF(s.Dataset)) * kvv1.DataCopies(s) // the CRD's storage.size rules
+		floor := 0.0 // the CRD's storage.size rule: every engine's VolumeNeed
+		for _, e := range s.Engines {
+			floor = max(floor, kvv1.VolumeNeed(s, e))
+		}
 		if s.Storage.Medium != kvv1.MediumTmpfs {
 			floor = max(floor, float64(minStorage))
 		}
 		s.Storage.Size = mib(max(float64(s.Storage.Size.Value())*r, floor), 1)
+	}
+
+	if err := setMedium(s, t); err != nil {
+		return nil, fmt.Errorf("scale %s: %w", b.Name, err)
 	}
 
 	// The memory limit keeps its ratio to the dataset (it is the page-cache cap), but must still hold
@@ -95,13 +113,7 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	for _, e := range s.Engines {
 		need = max(need, kvv1.MemoryNeed(s, e))
 	}
-	if s.Storage.Medium == kvv1.MediumTmpfs && s.Storage.Size == nil {
-		// The tmpfs gets what the limit leaves; the phases' writes and compaction's rewrites grow the
-		// database beyond the logical dataset, so leave it the dataset once more (seed 000 at 1M keys
-		// filled a tmpfs sized for the dataset alone).
-		need += kvv1.DatasetBytesF(s.Dataset)
-	}
-	s.Resources.Memory = *mib(max(float64(s.Resources.Memory.Value())*r, need), 256)
+	s.Resources.Memory = *mib(max(nonData*r+tmpfsData(s), need), 256)
 
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
@@ -122,8 +134,50 @@ func Benchmark(b *kvv1.KVBenchmark, t Target) (*kvv1.KVBenchmark, error) {
 	return out, nil
 }
 
+// setMedium moves the database to t.Medium: a tmpfs takes what the memory limit leaves (no size,
+// no class); a volume gets a size that holds the data twice over (at least 1Gi), for the writes
+// and compactions that grow a database beyond its logical size.
+func setMedium(s *kvv1.KVBenchmarkSpec, t Target) error {
+	if t.StorageClassName != "" {
+		s.Storage.StorageClassName = &t.StorageClassName
+	}
+	if t.Medium == "" || t.Medium == s.Storage.Medium {
+		if s.Storage.Medium == kvv1.MediumTmpfs && t.StorageClassName != "" {
+			return fmt.Errorf("a storage class does not apply to tmpfs")
+		}
+		return nil
+	}
+	switch t.Medium {
+	case kvv1.MediumTmpfs:
+		if t.StorageClassName != "" {
+			return fmt.Errorf("a storage class does not apply to tmpfs")
+		}
+		if s.CacheMode == kvv1.CacheDirect {
+			return fmt.Errorf("cacheMode direct (O_DIRECT) does not work on tmpfs: set cacheMode warm or cold first")
+		}
+		s.Storage = kvv1.StorageSpec{Medium: kvv1.MediumTmpfs}
+	case kvv1.MediumLocalNVMe, kvv1.MediumPersistentVolume:
+		if s.Storage.Medium == kvv1.MediumTmpfs || s.Storage.Size == nil {
+			s.Storage.Size = mib(max(volumeNeed(s), float64(minStorage)), 1)
+		}
+		if t.Medium == kvv1.MediumPersistentVolume && s.Storage.StorageClassName == nil {
+			return fmt.Errorf("medium persistentVolume needs a storage class (--storage-class)")
+		}
+		if s.Storage.Medium == kvv1.MediumPersistentVolume && t.StorageClassName == "" {
+			s.Storage.StorageClassName = nil // the persistent volume's class is no local-NVMe class
+		}
+		s.Storage.Medium = t.Medium
+	default:
+		return fmt.Errorf("unknown medium %q (tmpfs, localNVMe, persistentVolume)", t.Medium)
+	}
+	return nil
+}
+
 // entryBytes is one key plus the average value, as the runner turns a size into a key count.
 func entryBytes(d kvv1.DatasetSpec) float64 {
+	if d.YCSB != nil {
+		return kvv1.YCSBEntryBytes(d)
+	}
 	key, value := float64(d.KeySize), float64(d.ValueSize)
 	if key == 0 {
 		key = 16
@@ -199,4 +253,22 @@ func scaleArgs(args []string, r float64) []string {
 		}
 	}
 	return out
+}
+
+// tmpfsData is what of the memory limit the database on tmpfs takes (0 on a volume).
+func tmpfsData(s *kvv1.KVBenchmarkSpec) float64 {
+	d := 0.0
+	for _, e := range s.Engines {
+		d = max(d, kvv1.TmpfsDataBytes(s, e))
+	}
+	return d
+}
+
+// volumeNeed is the largest engine's database on its volume (kvv1.VolumeNeed).
+func volumeNeed(s *kvv1.KVBenchmarkSpec) float64 {
+	v := 0.0
+	for _, e := range s.Engines {
+		v = max(v, kvv1.VolumeNeed(s, e))
+	}
+	return v
 }

@@ -149,8 +149,8 @@ func TestBenchmarkErrors(t *testing.T) {
 		t   Target
 		err string
 	}{
-		"no target":   {seed002(), Target{}, "exactly one"},
-		"two targets": {seed002(), Target{Size: q("1Gi"), Num: ptr.To[int64](5)}, "exactly one"},
+		"no target":   {seed002(), Target{}, "give a dataset size, a key count or a medium"},
+		"two targets": {seed002(), Target{Size: q("1Gi"), Num: ptr.To[int64](5)}, "at most one of a dataset size and a key count"},
 		"too small":   {seed002(), Target{Size: q("10")}, "at least one key"},
 		"no dataset": {func() *kvv1.KVBenchmark { b := seed002(); b.Spec.Dataset.Size = nil; return b }(),
 			Target{Size: q("1Gi")}, "neither a size nor a key count"},
@@ -222,7 +222,7 @@ func TestBenchmarkTmpfsLeavesRoomToGrow(t *testing.T) {
 	}
 	s := &got.Spec
 	for _, e := range s.Engines {
-		tmpfs := s.Resources.Memory.AsApproximateFloat64() - (kvv1.MemoryNeed(s, e) - kvv1.TmpfsDataBytes(s))
+		tmpfs := s.Resources.Memory.AsApproximateFloat64() - (kvv1.MemoryNeed(s, e) - kvv1.TmpfsDataBytes(s, e))
 		if data := kvv1.DatasetBytesF(s.Dataset); tmpfs < 2*data {
 			t.Errorf("%s: memory %s leaves %.0f bytes of tmpfs for a %.0f-byte dataset, want at least twice it",
 				e.Name, s.Resources.Memory.String(), tmpfs, data)
@@ -256,5 +256,64 @@ func TestBenchmarkResetPerPointRoomForTheCheckpoint(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// --medium moves the database: onto tmpfs the memory limit gains the data it now holds (and the
+// volume's size and class go), off tmpfs it loses it and a volume gets room for the data twice.
+func TestBenchmarkMedium(t *testing.T) {
+	b := seed002() // 10Gi on localNVMe 40Gi, 8Gi memory
+	got, err := Benchmark(b, Target{Size: q("1Gi"), Medium: kvv1.MediumTmpfs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Spec
+	if s.Storage.Medium != kvv1.MediumTmpfs || s.Storage.Size != nil || s.Storage.StorageClassName != nil {
+		t.Errorf("storage %+v", s.Storage)
+	}
+	// The page-cache cap scaled (8Gi/10) plus the data tmpfs now holds, at least the memory rule's
+	// floor (kvv1.MemoryNeed), rounded up to 256Mi steps.
+	want := float64(8<<30)/10 + tmpfsData(&s)
+	for _, e := range s.Engines {
+		want = max(want, kvv1.MemoryNeed(&s, e))
+	}
+	if m := s.Resources.Memory.Value(); float64(m) < want || float64(m) >= want+256<<20 || !kvv1.MemoryFits(&s) {
+		t.Errorf("memory %s, want %.0f rounded up to 256Mi", s.Resources.Memory.String(), want)
+	}
+	onTmpfs := s.Resources.Memory.Value()
+
+	back, err := Benchmark(got, Target{Medium: kvv1.MediumLocalNVMe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = back.Spec
+	if s.Storage.Medium != kvv1.MediumLocalNVMe || s.Dataset.Size.String() != "1Gi" {
+		t.Errorf("back to localNVMe: storage %+v, dataset %s", s.Storage, s.Dataset.Size.String())
+	}
+	if !kvv1.StorageFits(&s) {
+		t.Errorf("back to localNVMe: storage %s below the storage floor", s.Storage.Size.String())
+	}
+	// Off tmpfs the limit loses the data it held: a page-cache cap again.
+	if m := s.Resources.Memory.Value(); m >= onTmpfs-1<<30 || !kvv1.MemoryFits(&s) {
+		t.Errorf("memory %s, want below %d - the 1Gi of data, and fitting", s.Resources.Memory.String(), onTmpfs)
+	}
+	if *s.Workloads[1].Num != 100000 {
+		t.Errorf("a medium alone changed the workloads: num %d", *s.Workloads[1].Num)
+	}
+
+	if _, err := Benchmark(b, Target{Medium: kvv1.MediumPersistentVolume}); err == nil || !strings.Contains(err.Error(), "needs a storage class") {
+		t.Errorf("persistentVolume without a class: %v", err)
+	}
+	pv, err := Benchmark(b, Target{Medium: kvv1.MediumPersistentVolume, StorageClassName: "fast-ssd"})
+	if err != nil || *pv.Spec.Storage.StorageClassName != "fast-ssd" || pv.Spec.Storage.Size.String() != "40Gi" {
+		t.Errorf("persistentVolume: %v, %+v", err, pv.Spec.Storage)
+	}
+	direct := seed002()
+	direct.Spec.CacheMode = kvv1.CacheDirect
+	if _, err := Benchmark(direct, Target{Medium: kvv1.MediumTmpfs}); err == nil || !strings.Contains(err.Error(), "cacheMode direct") {
+		t.Errorf("direct I/O onto tmpfs: %v", err)
+	}
+	if _, err := Benchmark(b, Target{}); err == nil {
+		t.Error("an empty target was accepted")
 	}
 }

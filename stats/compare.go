@@ -33,6 +33,9 @@ type Change struct {
 	Significant bool `json:"significant"`
 	// Regressed: significant, and worse than the threshold (throughput down, latency up).
 	Regressed bool `json:"regressed"`
+	// NoVerdict: the repeats are too few for the U test to find any difference at alpha (MinP), so
+	// neither "significant" nor "not significant" means anything; Ratio still says how big it is.
+	NoVerdict bool `json:"noVerdict,omitempty"`
 	// Warnings are benchmath's, e.g. "need >= 4 samples to detect a difference at alpha level 0.05".
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -54,8 +57,15 @@ func (c *Change) Worse() float64 {
 	return c.Ratio - 1
 }
 
-// Delta is the change of the medians as benchstat prints it: "+12.34%", or "~" when not significant.
+// Delta is the change of the medians as benchstat prints it: "+12.34%", or "~" when not
+// significant; "-67.74% no verdict" when the repeats are too few to tell.
 func (c *Change) Delta() string {
+	if c.NoVerdict && c.Ratio != 0 {
+		return fmt.Sprintf("%+.2f%% no verdict", 100*(c.Ratio-1))
+	}
+	if c.NoVerdict {
+		return "no verdict"
+	}
 	if !c.Significant {
 		return "~"
 	}
@@ -211,9 +221,10 @@ func comparePoint(a, b *Point, o Options) []Change {
 			ch.Warnings = append(ch.Warnings, w.Error())
 		}
 		if ch.Old.Median != 0 {
-			ch.Ratio = ch.New.Median / ch.Old.Median
+			ch.Ratio = Finite(ch.New.Median / ch.Old.Median) // 1e308 over 1e-308 is +Inf
 		}
 		ch.Significant = ch.P < o.Alpha
+		ch.NoVerdict = !decidable(ch.Old.N, ch.New.N, o.Alpha)
 		ch.Regressed = ch.Significant && ch.Worse() > o.ThresholdPercent/100
 		out = append(out, ch)
 	}
@@ -285,8 +296,9 @@ func (c *Comparison) PointChanges(max int) []api.PointChange {
 }
 
 // Verdict is one line: "regressed: rocksdb readrandom threads=4 ops/s -23.10% (p=0.008, n=5+5),
-// and 2 more" or "no significant regression beyond 5% in 12 point(s) (worst: ...)", the worst
-// being the change furthest in the bad direction, significant or not.
+// and 2 more", "no verdict: too few repeats ..." (Outcome), or "no significant regression beyond
+// 5% in 12 point(s) (worst: ...)", the worst being the change furthest in the bad direction,
+// significant or not.
 func (c *Comparison) Verdict() string {
 	if r := c.Regressions(); len(r) > 0 {
 		s := "regressed: " + describe(&r[0])
@@ -294,6 +306,9 @@ func (c *Comparison) Verdict() string {
 			s += fmt.Sprintf(", and %d more", len(r)-1)
 		}
 		return s
+	}
+	if c.Outcome() == OutcomeNoVerdict {
+		return c.noVerdict()
 	}
 	s := fmt.Sprintf("no significant regression beyond %g%% in %d point(s)", c.ThresholdPercent, c.Matched)
 	if w := c.Worst(); w != nil {

@@ -28,33 +28,62 @@ const (
 
 // Summarize describes one metric over the repeats of one point. With fewer than 6 values a 95%
 // interval for the median is unbounded (benchmath's order statistics); CIConfidence is then 0 and
-// CILow, CIHigh are left at 0.
+// CILow, CIHigh are left at 0. Every number it returns is finite, whatever the values (they come
+// from a runner image the benchmark's author chose): the values are scaled by a power of two so
+// that no sum or square overflows, and what is still beyond float64 (a spread of ±1e308) is
+// clamped by Finite.
 func Summarize(values []float64) api.SampleStats {
 	if len(values) == 0 {
 		return api.SampleStats{}
 	}
-	s := benchmath.NewSample(append([]float64(nil), values...), &benchmath.Thresholds{CompareAlpha: Alpha})
+	var most float64
+	scaled := make([]float64, len(values))
+	for i, v := range values {
+		scaled[i] = Finite(v)
+		most = max(most, math.Abs(scaled[i]))
+	}
+	_, exp := math.Frexp(most) // most / 2^exp is in [0.5, 1): exact, and no square overflows
+	for i := range scaled {
+		scaled[i] = math.Ldexp(scaled[i], -exp)
+	}
+	back := func(x float64) float64 { return Finite(math.Ldexp(x, exp)) }
+	s := benchmath.NewSample(scaled, &benchmath.Thresholds{CompareAlpha: Alpha})
 	sum := benchmath.AssumeNothing.Summary(s, Confidence)
 	xs := moremath.Sample{Xs: s.Values, Sorted: true}
 	lo, hi := xs.Bounds()
+	mean, sd := xs.Mean(), xs.StdDev()
 	st := api.SampleStats{
 		N:      int32(len(values)),
-		Median: sum.Center,
-		Mean:   xs.Mean(),
-		StdDev: xs.StdDev(),
-		Min:    lo,
-		Max:    hi,
+		Median: back(sum.Center),
+		Mean:   back(mean),
+		StdDev: back(sd),
+		Min:    back(lo),
+		Max:    back(hi),
 	}
-	if st.Mean != 0 {
-		st.CoV = st.StdDev / math.Abs(st.Mean)
+	if mean != 0 && len(values) > 1 {
+		st.CoV = Finite(sd / math.Abs(mean))
 	}
 	if finite(sum.Lo) && finite(sum.Hi) {
-		st.CILow, st.CIHigh, st.CIConfidence = sum.Lo, sum.Hi, sum.Confidence
+		st.CILow, st.CIHigh, st.CIConfidence = back(sum.Lo), back(sum.Hi), sum.Confidence
 	}
 	return st
 }
 
 func finite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+
+// Finite is x, with NaN as 0 and ±Inf as ±math.MaxFloat64: status and metrics hold finite
+// numbers only (json.Marshal refuses the others, and a status that cannot be written is stuck).
+func Finite(x float64) float64 {
+	switch {
+	case math.IsNaN(x):
+		return 0
+	case math.IsInf(x, 1):
+		return math.MaxFloat64
+	case math.IsInf(x, -1):
+		return -math.MaxFloat64
+	}
+	return x
+}
 
 // Metric is one number of a phase that comparisons look at.
 type Metric string

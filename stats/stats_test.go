@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -207,11 +209,12 @@ func TestCompareThresholdAndVerdict(t *testing.T) {
 	}
 }
 
-// One repeat each can never be significant: benchmath says how many it needs.
+// One repeat each can never be significant: benchmath says how many it needs, and the change is
+// shown with its size and no verdict.
 func TestCompareSingleRepeat(t *testing.T) {
 	c := Compare(points("a", "fillseq", []float64{100}), points("b", "fillseq", []float64{50}), Options{ThresholdPercent: 5})
 	ch := c.Changes[0]
-	if ch.Significant || ch.Regressed || ch.Delta() != "~" || ch.Run != "a vs b" {
+	if ch.Significant || ch.Regressed || !ch.NoVerdict || ch.Delta() != "-50.00% no verdict" || ch.Run != "a vs b" {
 		t.Errorf("%+v", ch)
 	}
 	if len(ch.Warnings) == 0 || !strings.Contains(ch.Warnings[0], "need >= 4 samples") {
@@ -276,4 +279,61 @@ func TestParseMetrics(t *testing.T) {
 	if _, err := ParseMetrics("ops,p42"); err == nil || err.Error() != `unknown metric "p42" (ops, p50, p99, p999)` {
 		t.Errorf("%v", err)
 	}
+}
+
+// extremes are values a runner may report (issue 18: two repeats at 1e200 and 3e200 ops/s made
+// the standard deviation +Inf, and the status could never be written again).
+var extremes = []float64{1e308, -1e308, math.MaxFloat64, -math.MaxFloat64, 3e200, 1e200, 0, -1, 1,
+	5e-324, -5e-324, 1e-310, math.SmallestNonzeroFloat64, 1e-300, 123456.789}
+
+// Property: over every pair and triple of extreme values, and 3,000 random tuples of up to 12 of
+// them, summaries and comparisons hold finite numbers only, marshal, and keep min <= median <= max.
+func TestStatisticsOfExtremeValuesAreFinite(t *testing.T) {
+	var tuples [][]float64
+	for _, a := range extremes {
+		for _, b := range extremes {
+			tuples = append(tuples, []float64{a, b})
+			for _, c := range extremes {
+				tuples = append(tuples, []float64{a, b, c})
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(18, 18))
+	for range 3000 {
+		xs := make([]float64, 1+rng.IntN(12))
+		for i := range xs {
+			xs[i] = extremes[rng.IntN(len(extremes))]
+		}
+		tuples = append(tuples, xs)
+	}
+	finiteAll := func(what string, xs []float64, v any) {
+		t.Helper()
+		if _, err := json.Marshal(v); err != nil {
+			t.Fatalf("%s of %v: %v", what, xs, err)
+		}
+	}
+	for i, xs := range tuples {
+		s := Summarize(xs)
+		finiteAll("Summarize", xs, s)
+		if s.Min > s.Median || s.Median > s.Max || s.CoV < 0 || s.StdDev < 0 {
+			t.Fatalf("Summarize(%v) = %+v", xs, s)
+		}
+		old := tuples[(i*7919)%len(tuples)]
+		pa := Point{Run: "r", Workload: "w", Threads: 1}
+		pb := pa
+		for _, x := range old {
+			pa.Phases = append(pa.Phases, api.PhaseSummary{OpsPerSec: x, LatencyMicros: &api.Percentiles{P99: x, P50: x, P999: x}})
+		}
+		for _, x := range xs {
+			pb.Phases = append(pb.Phases, api.PhaseSummary{OpsPerSec: x, LatencyMicros: &api.Percentiles{P99: x, P50: x, P999: x}})
+		}
+		c := Compare([]Point{pa}, []Point{pb}, Defaults)
+		for _, ch := range c.Changes {
+			finiteAll("Compare", xs, ch.PointChange())
+			finiteAll("Compare", xs, ch)
+		}
+		finiteAll("Summary", xs, Summary(&pb, DefaultNoisyCoV))
+	}
+	// The issue's case, exactly: the spread of 1e200 and 3e200 is 1.414e200.
+	near(t, "stddev of 1e200, 3e200", Summarize([]float64{1e200, 3e200}).StdDev/1e200, math.Sqrt2)
 }

@@ -3,7 +3,7 @@ package v1alpha1
 import "k8s.io/apimachinery/pkg/api/resource"
 
 // EngineName names a storage engine the runner drives.
-// +kubebuilder:validation:Enum=rocksdb;leveldb;pebble
+// +kubebuilder:validation:MaxLength=32
 type EngineName string
 
 const (
@@ -13,7 +13,7 @@ const (
 )
 
 // Compression is a block compression algorithm.
-// +kubebuilder:validation:Enum=none;snappy;lz4;zstd
+// +kubebuilder:validation:MaxLength=32
 type Compression string
 
 const (
@@ -27,6 +27,7 @@ const (
 // engine does not have is an error (see EngineOptions.Unsupported), never silently ignored.
 type EngineSpec struct {
 	// Name of the engine.
+	// +kubebuilder:validation:XValidation:rule="self in ['rocksdb', 'leveldb', 'pebble']",messageExpression="'engines[].name \"' + self + '\" is not supported: use rocksdb, leveldb or pebble'"
 	Name EngineName `json:"name"`
 	// Options tune the engine. Unset fields keep the engine's (or db_bench's) default.
 	// +optional
@@ -37,7 +38,10 @@ type EngineSpec struct {
 type EngineOptions struct {
 	// CacheSize is the block cache size (db_bench --cache_size).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="cacheSize must not be negative"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (!quantity(string(self)).isLessThan(quantity('0')))",message="cacheSize must not be negative"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'engines[].options.cacheSize \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 512Mi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	CacheSize *resource.Quantity `json:"cacheSize,omitempty"`
 	// BloomBits is bits per key of the bloom filter; 0 disables it (--bloom_bits).
 	// +kubebuilder:validation:Minimum=0
@@ -46,7 +50,10 @@ type EngineOptions struct {
 	BloomBits *int32 `json:"bloomBits,omitempty"`
 	// WriteBufferSize is the memtable size (--write_buffer_size).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('64Ki')) >= 0 && quantity(string(self)).compareTo(quantity('4Gi')) < 0",message="writeBufferSize must be at least 64Ki (RocksDB and LevelDB silently raise smaller ones) and below 4Gi (the Pebble limit)"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).compareTo(quantity('64Ki')) >= 0 && quantity(string(self)).compareTo(quantity('4Gi')) < 0)",message="writeBufferSize must be at least 64Ki (RocksDB and LevelDB silently raise smaller ones) and below 4Gi (the Pebble limit)"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'engines[].options.writeBufferSize \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 64Mi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	WriteBufferSize *resource.Quantity `json:"writeBufferSize,omitempty"`
 	// MaxWriteBufferNumber is the number of memtables (--max_write_buffer_number).
 	// +kubebuilder:validation:Minimum=1
@@ -55,10 +62,14 @@ type EngineOptions struct {
 	MaxWriteBufferNumber *int32 `json:"maxWriteBufferNumber,omitempty"`
 	// BlockSize is the data block size (--block_size).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="blockSize must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).isGreaterThan(quantity('0')))",message="blockSize must be greater than 0"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'engines[].options.blockSize \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 4Ki (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	BlockSize *resource.Quantity `json:"blockSize,omitempty"`
 	// Compression of data blocks (--compression_type).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['none', 'snappy', 'lz4', 'zstd']",messageExpression="'engines[].options.compression \"' + self + '\" is not supported: use none, snappy, lz4 or zstd'"
 	Compression *Compression `json:"compression,omitempty"`
 	// MaxOpenFiles limits open table files; -1 means unlimited (--open_files).
 	// +kubebuilder:validation:Minimum=-1
@@ -79,11 +90,17 @@ type EngineOptions struct {
 	Level0StopWritesTrigger *int32 `json:"level0StopWritesTrigger,omitempty"`
 	// TargetFileSizeBase (--target_file_size_base).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="targetFileSizeBase must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).isGreaterThan(quantity('0')))",message="targetFileSizeBase must be greater than 0"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'engines[].options.targetFileSizeBase \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 64Mi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	TargetFileSizeBase *resource.Quantity `json:"targetFileSizeBase,omitempty"`
 	// MaxBytesForLevelBase (--max_bytes_for_level_base).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="maxBytesForLevelBase must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).isGreaterThan(quantity('0')))",message="maxBytesForLevelBase must be greater than 0"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'engines[].options.maxBytesForLevelBase \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 256Mi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	MaxBytesForLevelBase *resource.Quantity `json:"maxBytesForLevelBase,omitempty"`
 	// MaxBackgroundJobs (--max_background_jobs).
 	// +kubebuilder:validation:Minimum=1
@@ -105,7 +122,10 @@ type EngineOptions struct {
 	PlainTable *bool `json:"plainTable,omitempty"`
 	// OptimizeForPointLookup calls RocksDB's OptimizeForPointLookup with this block cache size (seed 002).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('1Mi')) >= 0",message="optimizeForPointLookup is a block cache size in whole MiB and must be at least 1Mi"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).compareTo(quantity('1Mi')) >= 0)",message="optimizeForPointLookup is a block cache size in whole MiB and must be at least 1Mi"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'engines[].options.optimizeForPointLookup \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 64Mi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	OptimizeForPointLookup *resource.Quantity `json:"optimizeForPointLookup,omitempty"`
 	// IncreaseParallelism calls RocksDB's IncreaseParallelism with this many threads (seed 002).
 	// +kubebuilder:validation:Minimum=1

@@ -226,7 +226,8 @@ type MeasurementProtocol struct {
 	// +optional
 	SettleTimedOut bool `json:"settleTimedOut,omitempty"`
 	// Reset says the database was restored from the post-load checkpoint before this phase
-	// (reset: perPoint), and how long that took.
+	// (reset: perPoint; with perIteration, on the first phase of each iteration after the first),
+	// and how long that took.
 	// +optional
 	ResetSeconds *float64 `json:"resetSeconds,omitempty"`
 	// CacheResidentFraction is the share of the database files' pages resident in the page cache
@@ -308,11 +309,12 @@ type BaselineRef struct {
 	// +kubebuilder:validation:MaxItems=4
 	// +listType=set
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.all(m, m in ['ops', 'p50', 'p99', 'p999'])",messageExpression="'baseline.metrics \"' + self.filter(m, !(m in ['ops', 'p50', 'p99', 'p999']))[0] + '\" is not a metric: use ops, p50, p99 or p999'"
 	Metrics []BaselineMetric `json:"metrics,omitempty"`
 }
 
 // BaselineMetric is a compared metric: ops/s or a latency percentile of the whole phase.
-// +kubebuilder:validation:Enum=ops;p50;p99;p999
+// +kubebuilder:validation:MaxLength=8
 type BaselineMetric string
 
 const (

@@ -59,6 +59,10 @@ var _ = Describe("examples (one per seed document)", func() {
 				if b.Spec.Dataset.Num != nil {
 					targets = append(targets, scale.Target{Num: ptr.To[int64](100_000)})
 				}
+				// kubectl kvbench scale --medium, onto each medium.
+				for _, m := range []kvv1.StorageMedium{kvv1.MediumTmpfs, kvv1.MediumLocalNVMe, kvv1.MediumPersistentVolume} {
+					targets = append(targets, scale.Target{Size: ptr.To(resource.MustParse("64Mi")), Medium: m, StorageClassName: map[bool]string{true: "standard"}[m == kvv1.MediumPersistentVolume]})
+				}
 				for _, t := range targets {
 					small, err := scale.Benchmark(b, t)
 					Expect(err).NotTo(HaveOccurred(), "%s %s", file, b.Name)

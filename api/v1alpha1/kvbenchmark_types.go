@@ -7,7 +7,7 @@ import (
 )
 
 // StorageMedium is where a run's database lives.
-// +kubebuilder:validation:Enum=tmpfs;localNVMe;persistentVolume
+// +kubebuilder:validation:MaxLength=32
 type StorageMedium string
 
 const (
@@ -21,7 +21,7 @@ const (
 )
 
 // CleanupPolicy says what happens to a run's Job (pod and volume) after the run finished.
-// +kubebuilder:validation:Enum=DeleteJobs;Keep
+// +kubebuilder:validation:MaxLength=32
 type CleanupPolicy string
 
 const (
@@ -53,7 +53,8 @@ const (
 	ConditionFailed = "Failed"
 	// ConditionRegressed is the verdict against spec.baseline once the benchmark has ended: True
 	// with the worst regressed point, False when no point regressed, Unknown when there is no
-	// comparison (baseline missing, not finished, different dataset or workloads).
+	// verdict (baseline missing, not finished, different dataset or workloads, or fewer repeats
+	// than the U test needs: reason TooFewRepeats).
 	ConditionRegressed = "Regressed"
 	// ConditionNoisy is True when a repeated point's ops/s vary more than 5% (CoV) over its repeats.
 	ConditionNoisy = "Noisy"
@@ -72,6 +73,15 @@ const (
 	ReasonJobFailed        = "JobFailed"
 	// ReasonWaitingForSlot: the operator's global concurrency limit holds the run back.
 	ReasonWaitingForSlot = "WaitingForSlot"
+	// ReasonWaitingForNode: every node the run fits is used by another runner (exclusive runs),
+	// or its pinned node is; the message names the run or benchmark in the way.
+	ReasonWaitingForNode = "WaitingForNode"
+	// ReasonNodeUnavailable: the node the run is pinned to (EachNode, or the node the earlier
+	// engines of a Sequential benchmark ran on) was deleted or cordoned.
+	ReasonNodeUnavailable = "NodeUnavailable"
+	// ReasonPodRejected: the Job exists but the API server refuses its pod (a ResourceQuota, an
+	// admission policy): retried for a short window, then failed with the refusal's message.
+	ReasonPodRejected = "PodRejected"
 	// ReasonContainerConfig: the kubelet cannot create the runner container (a missing Secret or
 	// ConfigMap, ...): retried for a short window, then failed with the kubelet's message.
 	ReasonContainerConfig = "CreateContainerConfigError"
@@ -84,22 +94,25 @@ const (
 	// ReasonWaitingForRun: placement.engines Sequential holds the run until the previous engine's
 	// run on the same node has finished.
 	ReasonWaitingForRun = "WaitingForRun"
+	// ReasonResultOverLimits: the runner's output (its log's phase and result lines) was over the
+	// operator's limits on runner output (ResultLimits); what fit is kept, the message says what not.
+	ReasonResultOverLimits = "ResultOverLimits"
 )
 
 // KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
 // on the same kind of storage. The spec is immutable once created: results always describe the
 // spec that produced them; change the experiment by creating a new KVBenchmark.
 //
-// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: results must describe the spec that produced them; create a new KVBenchmark to change the experiment"
-// +kubebuilder:validation:XValidation:rule="!has(self.dataset.size) || !has(self.storage.size) || quantity(string(self.storage.size)).compareTo(quantity(string(self.dataset.size))) >= 0",message="storage.size must be at least dataset.size"
-// +kubebuilder:validation:XValidation:rule="self.engines.all(e, quantity(string(self.resources.memory)).asApproximateFloat() >= (has(e.options) && has(e.options.cacheSize) ? quantity(string(e.options.cacheSize)).asApproximateFloat() : 8388608.0) + (has(e.options) && has(e.options.optimizeForPointLookup) ? quantity(string(e.options.optimizeForPointLookup)).asApproximateFloat() : 0.0) + (has(e.options) && has(e.options.writeBufferSize) ? quantity(string(e.options.writeBufferSize)).asApproximateFloat() : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + 268435456.0 + double([self.threads.max(), self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? w.threads.max() : 0).max()].max()) * (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.max > 1048576 ? double(self.dataset.valueSizeRange.max) : 1048576.0) : (self.dataset.valueSize > 1048576 ? double(self.dataset.valueSize) : 1048576.0)) * 2.0 + (self.storage.medium != 'tmpfs' ? 0.0 : has(self.storage.size) ? quantity(string(self.storage.size)).asApproximateFloat() : (has(self.dataset.size) ? quantity(string(self.dataset.size)).asApproximateFloat() : has(self.dataset.num) ? double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0.0) * (has(self.reset) && self.reset == 'perPoint' ? 2.0 : 1.0)))",message="resources.memory is too small: it must hold, for every engine, its block cache (cacheSize, 8Mi when unset) + optimizeForPointLookup's cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead, plus the runner's value buffers (2 x the largest thread count x max(1Mi, the largest value): one per thread, and Go's heap headroom), and on tmpfs also the data (storage.size, else the dataset, twice with reset perPoint for the checkpoint), because tmpfs pages are charged to the pod's memory limit",messageExpression="'resources.memory is too small: it must hold %dMi, the largest engine need (it is %dMi); that is, for every engine, its block cache (cacheSize, 8Mi when unset) + the optimizeForPointLookup cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead, plus the runner value buffers (2 x the largest thread count x max(1Mi, the largest value): one per thread, and Go heap headroom), and on tmpfs also the data (storage.size, else the dataset, twice with reset perPoint for the checkpoint), because tmpfs pages are charged to the memory limit of the pod'.format([int((self.engines.map(e, (has(e.options) && has(e.options.cacheSize) ? quantity(string(e.options.cacheSize)).asApproximateFloat() : 8388608.0) + (has(e.options) && has(e.options.optimizeForPointLookup) ? quantity(string(e.options.optimizeForPointLookup)).asApproximateFloat() : 0.0) + (has(e.options) && has(e.options.writeBufferSize) ? quantity(string(e.options.writeBufferSize)).asApproximateFloat() : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + 268435456.0 + double([self.threads.max(), self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? w.threads.max() : 0).max()].max()) * (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.max > 1048576 ? double(self.dataset.valueSizeRange.max) : 1048576.0) : (self.dataset.valueSize > 1048576 ? double(self.dataset.valueSize) : 1048576.0)) * 2.0 + (self.storage.medium != 'tmpfs' ? 0.0 : has(self.storage.size) ? quantity(string(self.storage.size)).asApproximateFloat() : (has(self.dataset.size) ? quantity(string(self.dataset.size)).asApproximateFloat() : has(self.dataset.num) ? double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0.0) * (has(self.reset) && self.reset == 'perPoint' ? 2.0 : 1.0))).max() + 1048575.0) / 1048576.0), int(quantity(string(self.resources.memory)).asApproximateFloat() / 1048576.0)])"
-// +kubebuilder:validation:XValidation:rule="!has(self.dataset.num) || !has(self.storage.size) || quantity(string(self.storage.size)).asApproximateFloat() >= double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))",message="storage.size must hold the dataset: num x (keySize + average value size) bytes"
-// +kubebuilder:validation:XValidation:rule="!has(self.reset) || self.reset != 'perPoint' || !has(self.storage.size) || quantity(string(self.storage.size)).asApproximateFloat() >= 2.0 * (has(self.dataset.size) ? quantity(string(self.dataset.size)).asApproximateFloat() : has(self.dataset.num) ? double(self.dataset.num) * double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize)) : 0.0)",message="reset perPoint keeps the post-load checkpoint on the volume (hard links that hold every table file a point replaces): storage.size must hold the dataset twice"
+// +kubebuilder:validation:XValidation:rule="!((type(self.resources.memory) == int || isQuantity(self.resources.memory)) && (!has(self.dataset.size) || (type(self.dataset.size) == int || isQuantity(self.dataset.size))) && (!has(self.storage.size) || (type(self.storage.size) == int || isQuantity(self.storage.size))) && self.engines.all(e, !has(e.options) || (!has(e.options.cacheSize) || (type(e.options.cacheSize) == int || isQuantity(e.options.cacheSize))) && (!has(e.options.writeBufferSize) || (type(e.options.writeBufferSize) == int || isQuantity(e.options.writeBufferSize))) && (!has(e.options.optimizeForPointLookup) || (type(e.options.optimizeForPointLookup) == int || isQuantity(e.options.optimizeForPointLookup))))) || (type(self.resources.memory) == int ? double(self.resources.memory) : quantity(self.resources.memory).asApproximateFloat()) >= self.engines.map(e, (has(e.options) && has(e.options.cacheSize) ? (type(e.options.cacheSize) == int ? double(e.options.cacheSize) : quantity(e.options.cacheSize).asApproximateFloat()) : 8388608.0) + (has(e.options) && has(e.options.optimizeForPointLookup) ? (type(e.options.optimizeForPointLookup) == int ? double(e.options.optimizeForPointLookup) : quantity(e.options.optimizeForPointLookup).asApproximateFloat()) : 0.0) + (has(e.options) && has(e.options.writeBufferSize) ? (type(e.options.writeBufferSize) == int ? double(e.options.writeBufferSize) : quantity(e.options.writeBufferSize).asApproximateFloat()) : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * ((has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + (self.storage.medium == 'tmpfs' && !has(self.storage.size) ? 1.1 * ((has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + (e.name == 'pebble' ? 2.0 : 0.0) + ((self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C'))) || has(self.dataset.loadMode) && self.dataset.loadMode in ['fillseq', 'fillrandom']) ? (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) : 0.0)) : 0.0)) + (self.storage.medium == 'tmpfs' && !has(self.storage.size) ? 8388608.0 : 0.0)).max() + (268435456.0 + double([self.threads.max(), self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? w.threads.max() : 0).max()].max()) * (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.max > 1048576 ? double(self.dataset.valueSizeRange.max) : 1048576.0) : (self.dataset.valueSize > 1048576 ? double(self.dataset.valueSize) : 1048576.0)) * 2.0 + (self.storage.medium != 'tmpfs' ? 0.0 : has(self.storage.size) ? (type(self.storage.size) == int ? double(self.storage.size) : quantity(self.storage.size).asApproximateFloat()) : (has(self.dataset.size) ? (type(self.dataset.size) == int ? double(self.dataset.size) : quantity(self.dataset.size).asApproximateFloat()) : has(self.dataset.num) ? double(self.dataset.num) * (has(self.dataset.ycsb) ? 23.0 + double((has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) * (14 + (has(self.dataset.ycsb.fieldLength) ? self.dataset.ycsb.fieldLength : 100)) + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 10].max() + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 100].max()) : double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))) : 0.0) * (1.1 * (1.0 + ((has(self.reset) ? self.reset != 'none' : self.repeat > 1 && self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C')))) ? 1.0 : 0.0) + ((self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C'))) || has(self.dataset.loadMode) && self.dataset.loadMode in ['fillseq', 'fillrandom']) ? 2.0 : 0.0)))))",message="resources.memory is too small for the largest engine: it must hold, for every engine, its block cache (cacheSize, 8Mi when unset) + the optimizeForPointLookup cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead + the runner value buffers (2 x the largest thread count x max(1Mi, the largest value)), and on tmpfs the database volume, because tmpfs pages are charged to the memory limit of the pod: storage.size, else the dataset x 1.1 (table overhead) x (1, +1 for the checkpoint of reset perPoint or perIteration, the default when a repeated sweep writes, +2 when the sweep or the load writes: new versions and compaction output beside the old tables) + the write-ahead logs and flushes (1.1 x writeBufferSize per memtable, twice when anything writes, pebble 2 more) + 8Mi of metadata",messageExpression="'resources.memory: %dMi is too small; the largest engine needs resources.memory: %dMi or more. That is, for every engine, its block cache (cacheSize, 8Mi when unset) + the optimizeForPointLookup cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead + the runner value buffers (2 x the largest thread count x max(1Mi, the largest value)), and on tmpfs the database volume, because tmpfs pages are charged to the memory limit of the pod: storage.size, else the dataset x 1.1 (table overhead) x (1, +1 for the checkpoint of reset perPoint or perIteration, the default when a repeated sweep writes, +2 when the sweep or the load writes: new versions and compaction output beside the old tables) + the write-ahead logs and flushes (1.1 x writeBufferSize per memtable, twice when anything writes, pebble 2 more) + 8Mi of metadata'.format([int((type(self.resources.memory) == int ? double(self.resources.memory) : quantity(self.resources.memory).asApproximateFloat()) / 1048576.0), int((self.engines.map(e, (has(e.options) && has(e.options.cacheSize) ? (type(e.options.cacheSize) == int ? double(e.options.cacheSize) : quantity(e.options.cacheSize).asApproximateFloat()) : 8388608.0) + (has(e.options) && has(e.options.optimizeForPointLookup) ? (type(e.options.optimizeForPointLookup) == int ? double(e.options.optimizeForPointLookup) : quantity(e.options.optimizeForPointLookup).asApproximateFloat()) : 0.0) + (has(e.options) && has(e.options.writeBufferSize) ? (type(e.options.writeBufferSize) == int ? double(e.options.writeBufferSize) : quantity(e.options.writeBufferSize).asApproximateFloat()) : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * ((has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + (self.storage.medium == 'tmpfs' && !has(self.storage.size) ? 1.1 * ((has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + (e.name == 'pebble' ? 2.0 : 0.0) + ((self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C'))) || has(self.dataset.loadMode) && self.dataset.loadMode in ['fillseq', 'fillrandom']) ? (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) : 0.0)) : 0.0)) + (self.storage.medium == 'tmpfs' && !has(self.storage.size) ? 8388608.0 : 0.0)).max() + (268435456.0 + double([self.threads.max(), self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? w.threads.max() : 0).max()].max()) * (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.max > 1048576 ? double(self.dataset.valueSizeRange.max) : 1048576.0) : (self.dataset.valueSize > 1048576 ? double(self.dataset.valueSize) : 1048576.0)) * 2.0 + (self.storage.medium != 'tmpfs' ? 0.0 : has(self.storage.size) ? (type(self.storage.size) == int ? double(self.storage.size) : quantity(self.storage.size).asApproximateFloat()) : (has(self.dataset.size) ? (type(self.dataset.size) == int ? double(self.dataset.size) : quantity(self.dataset.size).asApproximateFloat()) : has(self.dataset.num) ? double(self.dataset.num) * (has(self.dataset.ycsb) ? 23.0 + double((has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) * (14 + (has(self.dataset.ycsb.fieldLength) ? self.dataset.ycsb.fieldLength : 100)) + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 10].max() + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 100].max()) : double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))) : 0.0) * (1.1 * (1.0 + ((has(self.reset) ? self.reset != 'none' : self.repeat > 1 && self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C')))) ? 1.0 : 0.0) + ((self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C'))) || has(self.dataset.loadMode) && self.dataset.loadMode in ['fillseq', 'fillrandom']) ? 2.0 : 0.0))))) + 1048575.0) / 1048576.0)])"
+// +kubebuilder:validation:XValidation:rule="!has(self.storage.size) || !((type(self.resources.memory) == int || isQuantity(self.resources.memory)) && (!has(self.dataset.size) || (type(self.dataset.size) == int || isQuantity(self.dataset.size))) && (!has(self.storage.size) || (type(self.storage.size) == int || isQuantity(self.storage.size))) && self.engines.all(e, !has(e.options) || (!has(e.options.cacheSize) || (type(e.options.cacheSize) == int || isQuantity(e.options.cacheSize))) && (!has(e.options.writeBufferSize) || (type(e.options.writeBufferSize) == int || isQuantity(e.options.writeBufferSize))) && (!has(e.options.optimizeForPointLookup) || (type(e.options.optimizeForPointLookup) == int || isQuantity(e.options.optimizeForPointLookup))))) || (type(self.storage.size) == int ? double(self.storage.size) : quantity(self.storage.size).asApproximateFloat()) >= (has(self.dataset.size) ? (type(self.dataset.size) == int ? double(self.dataset.size) : quantity(self.dataset.size).asApproximateFloat()) : has(self.dataset.num) ? double(self.dataset.num) * (has(self.dataset.ycsb) ? 23.0 + double((has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) * (14 + (has(self.dataset.ycsb.fieldLength) ? self.dataset.ycsb.fieldLength : 100)) + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 10].max() + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 100].max()) : double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))) : 0.0) * (1.1 * (1.0 + ((has(self.reset) ? self.reset != 'none' : self.repeat > 1 && self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C')))) ? 1.0 : 0.0))) + self.engines.map(e, 1.1 * (has(e.options) && has(e.options.writeBufferSize) ? (type(e.options.writeBufferSize) == int ? double(e.options.writeBufferSize) : quantity(e.options.writeBufferSize).asApproximateFloat()) : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * ((has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + (e.name == 'pebble' ? 2.0 : 0.0) + ((self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C'))) || has(self.dataset.loadMode) && self.dataset.loadMode in ['fillseq', 'fillrandom']) ? (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) : 0.0)) + 8388608.0).max()",message="storage.size is too small for the database volume: it must hold the dataset x 1.1 (table overhead; twice with the checkpoint of reset perPoint or perIteration, the default when a repeated sweep writes) + the write-ahead logs and flushes of the engine (1.1 x writeBufferSize per memtable, twice when anything writes, pebble 2 more) + 8Mi of metadata; a sweep that writes may need up to twice the dataset more while compaction catches up (without storage.size, tmpfs reserves it)",messageExpression="'storage.size: %dMi is too small; the database volume of the largest engine needs storage.size: %dMi or more: the dataset x 1.1 (table overhead; twice with the checkpoint of reset perPoint or perIteration, the default when a repeated sweep writes) + the write-ahead logs and flushes of the engine (1.1 x writeBufferSize per memtable, twice when anything writes, pebble 2 more) + 8Mi of metadata; a sweep that writes may need up to twice the dataset more while compaction catches up (without storage.size, tmpfs reserves it)'.format([int((type(self.storage.size) == int ? double(self.storage.size) : quantity(self.storage.size).asApproximateFloat()) / 1048576.0), int(((has(self.dataset.size) ? (type(self.dataset.size) == int ? double(self.dataset.size) : quantity(self.dataset.size).asApproximateFloat()) : has(self.dataset.num) ? double(self.dataset.num) * (has(self.dataset.ycsb) ? 23.0 + double((has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) * (14 + (has(self.dataset.ycsb.fieldLength) ? self.dataset.ycsb.fieldLength : 100)) + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 10].max() + [0, (has(self.dataset.ycsb.fieldCount) ? self.dataset.ycsb.fieldCount : 10) - 100].max()) : double(self.dataset.keySize + (has(self.dataset.valueSizeRange) ? (self.dataset.valueSizeRange.min + self.dataset.valueSizeRange.max) / 2 : self.dataset.valueSize))) : 0.0) * (1.1 * (1.0 + ((has(self.reset) ? self.reset != 'none' : self.repeat > 1 && self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C')))) ? 1.0 : 0.0))) + self.engines.map(e, 1.1 * (has(e.options) && has(e.options.writeBufferSize) ? (type(e.options.writeBufferSize) == int ? double(e.options.writeBufferSize) : quantity(e.options.writeBufferSize).asApproximateFloat()) : (e.name == 'rocksdb' ? 67108864.0 : 4194304.0)) * ((has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) + (e.name == 'pebble' ? 2.0 : 0.0) + ((self.workloads.exists(w, w.name in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readwhilewriting', 'deleteseq', 'deleterandom', 'updaterandom'] || w.name == 'readrandomwriterandom' && !(has(w.readWritePercent) && w.readWritePercent == 100) || w.name == 'pulse' && (!has(w.pulse) || w.pulse.writes + w.pulse.deletes > 0) || w.name == 'ycsb' && (!has(w.ycsb) || w.ycsb.workload == 'E' || !(has(w.ycsb.readPercent) ? w.ycsb.readPercent == 100 : has(w.ycsb.readWriteRatio) && size(w.ycsb.readWriteRatio) > 0 ? w.ycsb.readWriteRatio.matches('^0*[1-9][0-9]*:0+$') : w.ycsb.workload == 'C'))) || has(self.dataset.loadMode) && self.dataset.loadMode in ['fillseq', 'fillrandom']) ? (has(e.options) && has(e.options.maxWriteBufferNumber) ? double(e.options.maxWriteBufferNumber) : 2.0) : 0.0)) + 8388608.0).max() + 1048575.0) / 1048576.0)])"
+// +kubebuilder:validation:XValidation:rule="!self.workloads.exists(w, w.name == 'ycsb') || has(self.dataset.ycsb)",message="ycsb workloads need dataset.ycsb: YCSB's records (user + hash keys, fieldCount x fieldLength fields); `ycsb: {}` gives YCSB's defaults"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset.ycsb) || self.workloads.all(w, w.name in ['ycsb', 'stats', 'levelstats', 'waitforcompaction'])",message="dataset.ycsb holds YCSB records, which only ycsb workloads (and stats, levelstats, waitforcompaction) use: db_bench workloads, pulse and dbbench need db_bench's keys"
 // +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.storage.medium != 'tmpfs'",message="cacheMode direct (O_DIRECT) does not work on tmpfs: use warm or cold, or a localNVMe or persistentVolume medium"
 // +kubebuilder:validation:XValidation:rule="!self.workloads.exists(w, w.name == 'dbbench') || self.engines.all(e, e.name == 'rocksdb')",message="a dbbench workload runs RocksDB's db_bench, so every engine must be rocksdb (other engines would report db_bench's RocksDB numbers under their name)"
 // +kubebuilder:validation:XValidation:rule="self.workloads.all(w, w.name != 'dbbench' || ((has(w.threads) && size(w.threads) > 0) ? w.threads : self.threads) == [has(w.dbBenchArgs) && w.dbBenchArgs.exists(a, a.matches('^--?threads=[0-9]+$')) ? int(w.dbBenchArgs.filter(a, a.matches('^--?threads=[0-9]+$'))[0].split('=')[1]) : 1])",message="a dbbench workload runs db_bench once per thread count, and db_bench takes its thread count from --threads (default 1): give the workload one thread count (threads: [N]), equal to its --threads=N"
 // +kubebuilder:validation:XValidation:rule="self.cacheMode != 'direct' || self.engines.all(e, e.name == 'rocksdb')",message="cacheMode direct (O_DIRECT) is supported by rocksdb only"
 // +kubebuilder:validation:XValidation:rule="self.engines.all(e, !has(e.options) || !has(e.options.plainTable) || !e.options.plainTable || (has(self.dataset.prefixSize) && self.dataset.prefixSize > 0))",message="plainTable needs dataset.prefixSize > 0 (the prefix extractor length)"
+// +kubebuilder:validation:XValidation:rule="(32768 + (size(self.engines) * (has(self.placement) && has(self.placement.spread) && self.placement.spread == 'EachNode' && has(self.placement.maxNodes) ? self.placement.maxNodes : 1)) * (4096 + (self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? size(w.threads) : size(self.threads)).sum() * (has(self.repeat) ? self.repeat : 1)) * 256)) <= 1048576",message="the plan is too large for status: runs x (4096 + phases per run x 256) + 32768 bytes must stay within the 1048576-byte status budget (StatusNeed in status_budget.go); fewer engines, nodes (maxNodes), workloads, thread counts or repeats make it fit",messageExpression="'the plan needs %d bytes of status at the least (%d run(s) x (4096 + %d phase(s) x 256) + 32768), over the 1048576-byte budget by %d bytes: fewer engines, nodes (maxNodes), workloads, thread counts or repeats make it fit (every phase stays in the archive and kubectl kvbench report, but status keeps at least a compact summary of each)'.format([(32768 + (size(self.engines) * (has(self.placement) && has(self.placement.spread) && self.placement.spread == 'EachNode' && has(self.placement.maxNodes) ? self.placement.maxNodes : 1)) * (4096 + (self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? size(w.threads) : size(self.threads)).sum() * (has(self.repeat) ? self.repeat : 1)) * 256)), (size(self.engines) * (has(self.placement) && has(self.placement.spread) && self.placement.spread == 'EachNode' && has(self.placement.maxNodes) ? self.placement.maxNodes : 1)), (self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? size(w.threads) : size(self.threads)).sum() * (has(self.repeat) ? self.repeat : 1)), (32768 + (size(self.engines) * (has(self.placement) && has(self.placement.spread) && self.placement.spread == 'EachNode' && has(self.placement.maxNodes) ? self.placement.maxNodes : 1)) * (4096 + (self.workloads.map(w, has(w.threads) && size(w.threads) > 0 ? size(w.threads) : size(self.threads)).sum() * (has(self.repeat) ? self.repeat : 1)) * 256)) - 1048576])"
 type KVBenchmarkSpec struct {
 	// Engines to compare; each gets its own runner pod (one run). Names are unique.
 	// +listType=map
@@ -114,12 +127,13 @@ type KVBenchmarkSpec struct {
 
 	// Dataset is loaded once per run, before the workloads.
 	// +kubebuilder:validation:XValidation:rule="has(self.size) != has(self.num)",message="dataset: set exactly one of size and num"
-	// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="dataset.size must be greater than 0"
-	// +kubebuilder:validation:XValidation:rule="!has(self.size) || (quantity(string(self.size)).asApproximateFloat() >= double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize)) && quantity(string(self.size)).asApproximateFloat() <= 1099511627776.0 * double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize)))",message="dataset.size must hold between one key-value pair (keySize + average value size bytes) and 2^40 keys (the runner's limit)"
+	// +kubebuilder:validation:XValidation:rule="!has(self.size) || !isQuantity(string(self.size)) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="dataset.size must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!has(self.size) || !isQuantity(string(self.size)) || (quantity(string(self.size)).asApproximateFloat() >= (has(self.ycsb) ? 23.0 + double((has(self.ycsb.fieldCount) ? self.ycsb.fieldCount : 10) * (14 + (has(self.ycsb.fieldLength) ? self.ycsb.fieldLength : 100)) + [0, (has(self.ycsb.fieldCount) ? self.ycsb.fieldCount : 10) - 10].max() + [0, (has(self.ycsb.fieldCount) ? self.ycsb.fieldCount : 10) - 100].max()) : double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize))) && quantity(string(self.size)).asApproximateFloat() <= 1099511627776.0 * (has(self.ycsb) ? 23.0 + double((has(self.ycsb.fieldCount) ? self.ycsb.fieldCount : 10) * (14 + (has(self.ycsb.fieldLength) ? self.ycsb.fieldLength : 100)) + [0, (has(self.ycsb.fieldCount) ? self.ycsb.fieldCount : 10) - 10].max() + [0, (has(self.ycsb.fieldCount) ? self.ycsb.fieldCount : 10) - 100].max()) : double(self.keySize + (has(self.valueSizeRange) ? (self.valueSizeRange.min + self.valueSizeRange.max) / 2 : self.valueSize))))",message="dataset.size must hold between one key-value pair (keySize + average value size bytes) and 2^40 keys (the runner's limit)"
 	// +kubebuilder:validation:XValidation:rule="!has(self.valueSizeRange) || self.valueSizeRange.min <= self.valueSizeRange.max",message="dataset.valueSizeRange.min must not exceed max"
 	// +kubebuilder:validation:XValidation:rule="!has(self.prefixSize) || self.prefixSize <= self.keySize",message="dataset.prefixSize must not exceed keySize"
 	// +kubebuilder:validation:XValidation:rule="!has(self.keysPerPrefix) || self.keysPerPrefix == 0 || (has(self.prefixSize) && self.prefixSize > 0)",message="dataset.keysPerPrefix needs prefixSize > 0"
 	// +kubebuilder:validation:XValidation:rule="!has(self.loadMode) || self.loadMode != 'existing'",message="dataset.loadMode existing is not supported by the operator: every run starts on a fresh volume"
+	// +kubebuilder:validation:XValidation:rule="!has(self.ycsb) || (self.keySize == 16 && self.valueSize == 100 && !has(self.valueSizeRange) && (!has(self.prefixSize) || self.prefixSize == 0) && (!has(self.keysPerPrefix) || self.keysPerPrefix == 0))",message="dataset.ycsb: YCSB records are sized by ycsb.fieldCount and ycsb.fieldLength (keys are user + hash); keySize, valueSize, valueSizeRange, prefixSize and keysPerPrefix do not apply"
 	Dataset DatasetSpec `json:"dataset"`
 
 	// Workloads are the measured phases, in order. Each runs once per thread count.
@@ -131,10 +145,8 @@ type KVBenchmarkSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(w, (w.name == 'dbbench') == (has(w.dbBenchArgs) && size(w.dbBenchArgs) > 0))",message="a dbbench workload needs dbBenchArgs, and only dbbench workloads may set them"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.dbBenchArgs) || w.dbBenchArgs.all(a, a.startsWith('-')))",message="dbBenchArgs must all be --flags (db_bench ignores anything else); in a YAML flow list quote a value with commas: [\"--benchmarks=fillseq,readrandom\"]"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.threads) || w.threads.all(t, t >= 1 && t <= 1024))",message="workload threads must be between 1 and 1024"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.duration) || duration(w.duration) > duration('0s'))",message="workload duration must be positive"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.readWritePercent) || w.name == 'readrandomwriterandom')",message="readWritePercent applies to readrandomwriterandom only"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.warmup) || !(w.name in ['pulse', 'dbbench']))",message="warmup does not apply to pulse (its rounds are the measurement) or dbbench (db_bench runs its own benchmarks)"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, !has(w.pulse) || duration(w.pulse.interval) > duration('0s'))",message="pulse.interval must be positive"
 	Workloads []WorkloadSpec `json:"workloads"`
 
 	// Threads is the sweep: every workload runs once per thread count, inside the run's pod, so the
@@ -159,6 +171,7 @@ type KVBenchmarkSpec struct {
 	// CacheMode controls the page cache before each measured phase.
 	// +kubebuilder:default=warm
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['warm', 'cold', 'direct']",messageExpression="'cacheMode \"' + self + '\" is not supported: use warm, cold or direct'"
 	CacheMode CacheMode `json:"cacheMode,omitempty"`
 
 	// Repeat runs the whole sweep this many times inside each run (results carry the iteration).
@@ -178,13 +191,21 @@ type KVBenchmarkSpec struct {
 
 	// Deadline bounds each run's Job (activeDeadlineSeconds), from Job creation, including scheduling.
 	// +kubebuilder:default="24h"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m')",message="deadline must be at least 1m"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) >= duration('1m'))",message="deadline must be at least 1m"
 	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'deadline \"' + self + '\" is not a duration: write a number with a unit, e.g. 24h or 90m (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Deadline *metav1.Duration `json:"deadline,omitempty"`
 
 	// ReportInterval is the runner's time-series sampling interval.
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('100ms')",message="reportInterval must be at least 100ms"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) >= duration('100ms'))",message="reportInterval must be at least 100ms"
 	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'reportInterval \"' + self + '\" is not a duration: write a number with a unit, e.g. 1s or 500ms (units h, m, s, ms, us, ns; no spaces, no d)'"
 	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
 
 	// Cleanup of finished runs' Jobs.
@@ -201,11 +222,14 @@ type KVBenchmarkSpec struct {
 
 	// Reset perPoint takes a checkpoint after the load and restores it before every sweep point
 	// (workload x thread count x repeat), so a point does not inherit the earlier points' writes
-	// and compactions. RocksDB and Pebble checkpoints hard-link the table files; LevelDB's are made
-	// with the database closed. The checkpoint lives on the volume and keeps every table a point
-	// replaces, so storage (storage.size, or on tmpfs the memory limit) must hold the dataset twice.
-	// Default none.
+	// and compactions; perIteration restores it before every iteration of the repeat loop after the
+	// first, so each iteration runs the sweep in order on the loaded database; none shares one
+	// database throughout. RocksDB and Pebble checkpoints hard-link the table files; LevelDB's are
+	// made with the database closed. The checkpoint lives on the volume and keeps every table a point
+	// replaces, so the volume model counts the dataset once more. Unset: perIteration when repeat > 1
+	// and a workload writes (EffectiveReset), else none.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['none', 'perPoint', 'perIteration']",messageExpression="'reset \"' + self + '\" is not supported: use none, perPoint or perIteration'"
 	Reset ResetMode `json:"reset,omitempty"`
 	// Baseline is what this benchmark is compared with when it ends: an earlier KVBenchmark of the
 	// namespace or a saved one in a ConfigMap. The verdict is status.baseline and the Regressed
@@ -218,25 +242,35 @@ type KVBenchmarkSpec struct {
 type BenchmarkResources struct {
 	// Memory limit of the runner pod. It caps the page cache (the seeds' "eat the RAM" trick) and, for
 	// tmpfs, also holds the database.
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).compareTo(quantity('256Mi')) >= 0",message="resources.memory must be at least 256Mi"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).compareTo(quantity('256Mi')) >= 0)",message="resources.memory must be at least 256Mi"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'resources.memory \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 1Gi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	Memory resource.Quantity `json:"memory"`
 	// CPU limit of the runner pod; unset means no CPU limit.
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="resources.cpu must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).isGreaterThan(quantity('0')))",message="resources.cpu must be greater than 0"
 	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'resources.cpu \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 2 or 500m (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	CPU *resource.Quantity `json:"cpu,omitempty"`
 }
 
 // StorageSpec is the database volume of each run.
-// +kubebuilder:validation:XValidation:rule="self.medium == 'tmpfs' || has(self.size)",message="storage.size is required for localNVMe and persistentVolume (the PVC request)"
+// +kubebuilder:validation:XValidation:rule="!(self.medium in ['localNVMe', 'persistentVolume']) || has(self.size)",message="storage.size is required for localNVMe and persistentVolume (the PVC request)"
 // +kubebuilder:validation:XValidation:rule="self.medium != 'persistentVolume' || has(self.storageClassName)",message="storage.storageClassName is required for persistentVolume"
 // +kubebuilder:validation:XValidation:rule="self.medium != 'tmpfs' || !has(self.storageClassName)",message="storage.storageClassName does not apply to tmpfs"
-// +kubebuilder:validation:XValidation:rule="!has(self.size) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="storage.size must be greater than 0"
+// +kubebuilder:validation:XValidation:rule="!has(self.size) || !isQuantity(string(self.size)) || quantity(string(self.size)).isGreaterThan(quantity('0'))",message="storage.size must be greater than 0"
 type StorageSpec struct {
 	// Medium of the database volume.
+	// +kubebuilder:validation:XValidation:rule="self in ['tmpfs', 'localNVMe', 'persistentVolume']",messageExpression="'storage.medium \"' + self + '\" is not supported: use tmpfs, localNVMe or persistentVolume'"
 	Medium StorageMedium `json:"medium"`
 	// Size is the PVC request (localNVMe, persistentVolume) or the tmpfs sizeLimit (default: the
 	// memory limit minus caches, memtables and overhead).
 	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'storage.size \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 10Gi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	Size *resource.Quantity `json:"size,omitempty"`
 	// StorageClassName of the PVC. For localNVMe it defaults to the operator's --local-nvme-storage-class.
 	// +kubebuilder:validation:MinLength=1
@@ -247,7 +281,7 @@ type StorageSpec struct {
 }
 
 // EnginePlacement says how a benchmark's engines share nodes.
-// +kubebuilder:validation:Enum=Sequential;Parallel
+// +kubebuilder:validation:MaxLength=32
 type EnginePlacement string
 
 const (
@@ -259,7 +293,7 @@ const (
 )
 
 // Spread says how many nodes a benchmark runs on.
-// +kubebuilder:validation:Enum=AnyNode;EachNode
+// +kubebuilder:validation:MaxLength=32
 type Spread string
 
 const (
@@ -278,11 +312,13 @@ type PlacementSpec struct {
 	// scheduler picked for the first engine; Parallel starts them all at once.
 	// +kubebuilder:default=Sequential
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['Sequential', 'Parallel']",messageExpression="'placement.engines \"' + self + '\" is not supported: use Sequential or Parallel'"
 	Engines EnginePlacement `json:"engines,omitempty"`
 	// Spread: AnyNode (default) runs once; EachNode runs on every matching node, one runner per node
 	// per engine, with runs named "<engine>@<node>".
 	// +kubebuilder:default=AnyNode
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['AnyNode', 'EachNode']",messageExpression="'placement.spread \"' + self + '\" is not supported: use AnyNode or EachNode'"
 	Spread Spread `json:"spread,omitempty"`
 	// MaxNodes bounds the fan-out of spread EachNode (required with it): the first maxNodes matching
 	// nodes by name.
@@ -322,6 +358,7 @@ type CleanupSpec struct {
 	// Policy for finished runs' Jobs.
 	// +kubebuilder:default=DeleteJobs
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['DeleteJobs', 'Keep']",messageExpression="'cleanup.policy \"' + self + '\" is not supported: use DeleteJobs or Keep'"
 	Policy CleanupPolicy `json:"policy,omitempty"`
 	// TTLSecondsAfterFinished is how long a finished run's Job (pod, logs, volume) is kept under DeleteJobs.
 	// +kubebuilder:validation:Minimum=0
@@ -351,9 +388,13 @@ type RunStatus struct {
 	Phase   RunPhase `json:"phase"`
 	// Reason is a CamelCase reason for a failed or waiting run (OOMKilled, Evicted, DeadlineExceeded,
 	// ImagePullFailed, RunnerError, ResultMissing, Unschedulable, JobDeleted, JobFailed, WaitingForSlot,
-	// WaitingForRun).
+	// WaitingForNode, WaitingForRun, NodeUnavailable, PodRejected, ...).
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// WaitingSince is when a Pending run began waiting for its current reason; the bound of that
+	// wait counts from it.
+	// +optional
+	WaitingSince *metav1.Time `json:"waitingSince,omitempty"`
 	// Message is human readable detail: the runner's error text or the scheduler's message.
 	// +optional
 	Message string `json:"message,omitempty"`
@@ -420,6 +461,11 @@ type Headline struct {
 	OpsPerSec int64 `json:"opsPerSec"`
 	// +optional
 	P99Micros *float64 `json:"p99Micros,omitempty"`
+	// Label is the headline with what it measured, for the Result column: "pebble readrandom
+	// threads=4: 108420 ops/s". One phase of one engine; not comparable across benchmarks that
+	// end with different workloads.
+	// +optional
+	Label string `json:"label,omitempty"`
 }
 
 // KVBenchmarkStatus is observed state; the operator writes it once per reconcile.
@@ -449,8 +495,10 @@ type KVBenchmarkStatus struct {
 	// Progress is "finished/total" runs.
 	// +optional
 	Progress string `json:"progress,omitempty"`
-	// PhaseProgress is "finished/planned" measured phases over all runs (a db_bench passthrough
-	// workload counts as one planned phase), updated while runs go.
+	// PhaseProgress is "finished/planned" measured phases over all runs, updated while runs go:
+	// each workload once per thread count and iteration; a dbbench workload once per benchmark of
+	// its --benchmarks that reports a result (N times for name[XN]); stats, levelstats and
+	// waitforcompaction none.
 	// +optional
 	PhaseProgress string `json:"phaseProgress,omitempty"`
 	// Nodes is how many distinct nodes the runs use (or are pinned to), for kubectl get.
@@ -463,6 +511,16 @@ type KVBenchmarkStatus struct {
 	// Baseline is the comparison with spec.baseline, once the benchmark has finished.
 	// +optional
 	Baseline *BaselineComparison `json:"baseline,omitempty"`
+	// Reason says why nothing runs, for kubectl get: while no run is running, the first waiting
+	// run's reason (WaitingForRun, WaitingForSlot, Unschedulable, ...); once Failed, the failed
+	// runs' reasons (OOMKilled, RunnerError, ...). Empty while runs run and once Succeeded.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Verdict is what the conditions concluded, for kubectl get: Regressed or NoRegression (or
+	// why there is no verdict, e.g. BaselineMismatch) against spec.baseline, and Noisy, or
+	// StateDrift when the repeats of a sweep that writes share one database (reset none).
+	// +optional
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // KVBenchmark runs key-value storage-engine benchmarks as Jobs and records their results.
@@ -474,15 +532,15 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:printcolumn:name="Dataset",type=string,JSONPath=`.status.dataset`
 // +kubebuilder:printcolumn:name="Medium",type=string,JSONPath=`.spec.storage.medium`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
-// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes`
-// +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.headline.opsPerSec`
-// +kubebuilder:printcolumn:name="P99(us)",type=number,JSONPath=`.status.headline.p99Micros`
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.phaseProgress`,description="measured phases finished / planned, over all runs"
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`,description="why nothing runs (a waiting run's reason) or why it failed"
+// +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`,description="Regressed / NoRegression against spec.baseline, Noisy or StateDrift over the repeats"
+// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline.label`,description="the last measured phase of the last engine, with its engine, workload and threads"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:printcolumn:name="Result-Engine",type=string,JSONPath=`.status.headline.engine`,priority=1
-// +kubebuilder:printcolumn:name="Workload",type=string,JSONPath=`.status.headline.workload`,priority=1
-// +kubebuilder:printcolumn:name="Threads",type=integer,JSONPath=`.status.headline.threads`,priority=1
+// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes`,priority=1
+// +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.headline.opsPerSec`,priority=1
+// +kubebuilder:printcolumn:name="P99(us)",type=number,JSONPath=`.status.headline.p99Micros`,priority=1
 // +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,priority=1
-// +kubebuilder:printcolumn:name="Phases",type=string,JSONPath=`.status.phaseProgress`,priority=1
 // +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.resources.memory`,priority=1
 // +kubebuilder:printcolumn:name="Cache",type=string,JSONPath=`.spec.cacheMode`,priority=1
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name must be at most 50 characters (it prefixes Job names and label values)"
@@ -491,6 +549,11 @@ type KVBenchmark struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// KVBenchmarkSpec is one experiment: every engine runs the same dataset, workloads and thread sweep
+	// on the same kind of storage. The spec is immutable once created: results always describe the
+	// spec that produced them; change the experiment by creating a new KVBenchmark.
+	// (The rule is on this field, not on the type, so that a schedule's template can change.)
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: results must describe the spec that produced them; create a new KVBenchmark to change the experiment"
 	Spec KVBenchmarkSpec `json:"spec"`
 	// +optional
 	Status KVBenchmarkStatus `json:"status,omitempty"`

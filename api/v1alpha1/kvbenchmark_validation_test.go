@@ -42,6 +42,20 @@ func wl(name kvv1.WorkloadName, f ...func(*kvv1.WorkloadSpec)) kvv1.WorkloadSpec
 
 func qty(s string) *resource.Quantity { return ptr.To(resource.MustParse(s)) }
 
+// ycsbOn puts ycsb workloads on YCSB's records (dataset.ycsb, YCSB's defaults unless f changes them).
+func ycsbOn(b *w.KVBenchmarkWrapper, f func(*kvv1.YCSBRecordSpec), ws ...kvv1.WorkloadSpec) *w.KVBenchmarkWrapper {
+	return b.Dataset(func(d *kvv1.DatasetSpec) {
+		d.YCSB = &kvv1.YCSBRecordSpec{}
+		if f != nil {
+			f(d.YCSB)
+		}
+	}).Workloads(ws...)
+}
+
+func ycsbWL(spec kvv1.YCSBSpec) kvv1.WorkloadSpec {
+	return wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &spec })
+}
+
 var _ = Describe("KVBenchmark validation", func() {
 	DescribeTable("rejects invalid specs with a specific message",
 		func(b *w.KVBenchmarkWrapper, wantMsg string) {
@@ -71,17 +85,17 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("unknown engine placement", base().EnginePlacement("Shuffled"), "spec.placement.engines"),
 		Entry("duplicate engines", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksDB), "Duplicate value"),
 		Entry("no engines", base().EngineNames(), "spec.engines"),
-		Entry("unknown engine", base().EngineNames("lmdb"), "Unsupported value: \"lmdb\""),
+		Entry("unknown engine", base().EngineNames("lmdb"), `engines[].name "lmdb" is not supported: use rocksdb, leveldb or pebble`),
 		Entry("leveldb option it lacks (mmapRead)", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{MmapRead: ptr.To(true)}}), "leveldb does not support the options"),
 		Entry("pebble option it lacks (plainTable)", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 8 }).Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{PlainTable: ptr.To(true)}}), "pebble does not support the options"),
 		Entry("leveldb compression zstd", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionZstd)}}), "leveldb does not support compression"),
 		Entry("pebble compression lz4", base().Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionLZ4)}}), "pebble does not support compression"),
-		Entry("tmpfs memory below dataset + overhead", base().DatasetSize("1Gi").Memory("1Gi"), "resources.memory is too small: it must hold"),
-		Entry("tmpfs memory below dataset + cache + overhead", base().DatasetSize("512Mi").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("300Mi")}}), "resources.memory is too small: it must hold"),
-		Entry("tmpfs memory below a num-based dataset", base().DatasetNum(10_000_000).Memory("1Gi"), "resources.memory is too small: it must hold"),
-		Entry("tmpfs memory below storage.size", base().Storage(kvv1.MediumTmpfs, "2Gi", "").Memory("2Gi"), "resources.memory is too small: it must hold"),
+		Entry("tmpfs memory below dataset + overhead", base().DatasetSize("1Gi").Memory("1Gi"), "is too small; the largest engine needs resources.memory: "),
+		Entry("tmpfs memory below dataset + cache + overhead", base().DatasetSize("512Mi").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("300Mi")}}), "is too small; the largest engine needs resources.memory: "),
+		Entry("tmpfs memory below a num-based dataset", base().DatasetNum(10_000_000).Memory("1Gi"), "is too small; the largest engine needs resources.memory: "),
+		Entry("tmpfs memory below storage.size", base().Storage(kvv1.MediumTmpfs, "2Gi", "").Memory("2Gi"), "is too small; the largest engine needs resources.memory: "),
 		Entry("readwhilewriting without a writer rate", base().Workloads(wl(kvv1.WorkloadReadWhileWriting)), "readwhilewriting needs writesPerSecond"),
-		Entry("YCSB letter outside A-F", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "G"} })), "Unsupported value: \"G\""),
+		Entry("YCSB letter outside A-F", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "G"} })), `ycsb.workload "G" is not supported: use A, B, C, D, E or F`),
 		Entry("ycsb workload without its block", base().Workloads(wl(kvv1.WorkloadYCSB)), "a ycsb workload needs the ycsb block"),
 		Entry("ycsb readWriteRatio not R:W", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
 			s.YCSB = &kvv1.YCSBSpec{Workload: "B", ReadWriteRatio: "30"}
@@ -95,6 +109,28 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("ycsb readPercent and readWriteRatio both", base().Workloads(wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
 			s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadPercent: ptr.To[int32](90), ReadWriteRatio: "30:1"}
 		})), "ycsb: set readPercent or readWriteRatio, not both"),
+		Entry("ycsb on db_bench's keys", base().Workloads(ycsbWL(kvv1.YCSBSpec{Workload: "A"})), "ycsb workloads need dataset.ycsb"),
+		Entry("a db_bench workload on YCSB's records", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"}), wl(kvv1.WorkloadReadRandom)),
+			"dataset.ycsb holds YCSB records, which only ycsb workloads"),
+		Entry("keySize on YCSB's records", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"})).Dataset(func(d *kvv1.DatasetSpec) { d.KeySize = 24 }),
+			"YCSB records are sized by ycsb.fieldCount and ycsb.fieldLength"),
+		Entry("valueSizeRange on YCSB's records", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"})).Dataset(func(d *kvv1.DatasetSpec) {
+			d.ValueSizeRange = &kvv1.SizeRange{Min: 1, Max: 10}
+		}), "YCSB records are sized by ycsb.fieldCount and ycsb.fieldLength"),
+		Entry("1001 fields", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.FieldCount = ptr.To[int32](1001) }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"spec.dataset.ycsb.fieldCount"),
+		Entry("a record over 1Mi", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.FieldLength = ptr.To[int32](200_000) }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"fieldCount x fieldLength must be at most 1Mi"),
+		Entry("insertOrder random", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.InsertOrder = "random" }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"Unsupported value: \"random\""),
+		Entry("zeroPadding 20", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) { y.ZeroPadding = ptr.To[int32](20) }, ycsbWL(kvv1.YCSBSpec{Workload: "A"})),
+			"spec.dataset.ycsb.zeroPadding"),
+		Entry("updateMode blind", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A", UpdateMode: "blind"})), "Unsupported value: \"blind\""),
+		Entry("requestDistribution hotspot", ycsbOn(base(), nil, ycsbWL(kvv1.YCSBSpec{Workload: "A", RequestDistribution: ptr.To[kvv1.YCSBDistribution]("hotspot")})),
+			"ycsb.requestDistribution \"hotspot\" is not supported"),
+		// 1M YCSB records are 1.16 GB (23 + 1140 bytes each), not 1M x (16 + 100).
+		Entry("storage that holds 1M db_bench entries but not 1M YCSB records", ycsbOn(base().DatasetNum(1_000_000).Storage(kvv1.MediumLocalNVMe, "1Gi", ""),
+			nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"})), "storage.size: 1024Mi is too small"),
 		Entry("pulse block on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) {
 			s.Pulse = &kvv1.PulseSpec{Reads: 1, Interval: metav1.Duration{Duration: 1e9}, Rounds: 1}
 		})), "a pulse workload needs the pulse block"),
@@ -106,14 +142,14 @@ var _ = Describe("KVBenchmark validation", func() {
 			s.DBBenchArgs = []string{"--benchmarks=fillseq", "readrandom", "--num=1000"}
 		})), "dbBenchArgs must all be --flags"),
 		Entry("workload thread override 0", base().Workloads(wl(kvv1.WorkloadFillSeq, func(s *kvv1.WorkloadSpec) { s.Threads = []int32{0} })), "workload threads must be between 1 and 1024"),
-		Entry("workload duration 0", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Duration = &metav1.Duration{} })), "workload duration must be positive"),
+		Entry("workload duration 0", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Duration = &metav1.Duration{} })), "workloads[].duration must be positive"),
 		Entry("readWritePercent on readrandom", base().Workloads(wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.ReadWritePercent = ptr.To[int32](90) })), "readWritePercent applies to readrandomwriterandom only"),
 		Entry("no workloads", base().Workloads(), "spec.workloads"),
 		Entry("localNVMe without size", base().Storage(kvv1.MediumLocalNVMe, "", ""), "storage.size is required for localNVMe and persistentVolume"),
 		Entry("persistentVolume without storage class", base().Storage(kvv1.MediumPersistentVolume, "10Gi", ""), "storage.storageClassName is required for persistentVolume"),
 		Entry("tmpfs with a storage class", base().Storage(kvv1.MediumTmpfs, "", "fast"), "storage.storageClassName does not apply to tmpfs"),
-		Entry("storage smaller than the dataset", base().DatasetSize("10Gi").Storage(kvv1.MediumLocalNVMe, "5Gi", ""), "storage.size must be at least dataset.size"),
-		Entry("hostPath medium (not offered)", base().Storage("hostPath", "10Gi", ""), "Unsupported value: \"hostPath\""),
+		Entry("storage smaller than the dataset", base().DatasetSize("10Gi").Storage(kvv1.MediumLocalNVMe, "5Gi", ""), "storage.size: 5120Mi is too small; the database volume of the largest engine needs storage.size: 11413Mi or more"),
+		Entry("hostPath medium (not offered)", base().Storage("hostPath", "10Gi", ""), `storage.medium "hostPath" is not supported: use tmpfs, localNVMe or persistentVolume`),
 		Entry("cacheMode direct with pebble", base().EngineNames(kvv1.EnginePebble).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.CacheMode = kvv1.CacheDirect }), "cacheMode direct (O_DIRECT) is supported by rocksdb only"),
 		Entry("plainTable without a prefix size", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{PlainTable: ptr.To(true)}}), "plainTable needs dataset.prefixSize > 0"),
 		Entry("value size range min > max", base().Dataset(func(d *kvv1.DatasetSpec) { d.ValueSizeRange = &kvv1.SizeRange{Min: 101, Max: 30} }), "dataset.valueSizeRange.min must not exceed max"),
@@ -133,11 +169,11 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("memory below 256Mi", base().DatasetSize("1Mi").Memory("100Mi"), "resources.memory must be at least 256Mi"),
 		Entry("memtables x their count beyond the memory limit (non-tmpfs)", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").
 			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("128Mi"), MaxWriteBufferNumber: ptr.To[int32](6)}}),
-			"resources.memory is too small: it must hold"),
+			"is too small; the largest engine needs resources.memory: "),
 		Entry("optimizeForPointLookup's cache beyond the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").
 			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("700Mi")}}),
-			"resources.memory is too small: it must hold"),
-		Entry("block cache not below the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}}), "resources.memory is too small: it must hold"),
+			"is too small; the largest engine needs resources.memory: "),
+		Entry("block cache not below the memory limit", base().Storage(kvv1.MediumLocalNVMe, "10Gi", "").Memory("1Gi").Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}}), "is too small; the largest engine needs resources.memory: "),
 		Entry("cpu 0", base().CPU("0"), "resources.cpu must be greater than 0"),
 		Entry("negative TTL", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Cleanup.TTLSecondsAfterFinished = ptr.To[int32](-1) }), "spec.cleanup.ttlSecondsAfterFinished"),
 		Entry("name too long for Job names", w.MakeKVBenchmark(strings.Repeat("a", 51), ns), "metadata.name must be at most 50 characters"),
@@ -157,14 +193,15 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("settle timeout over 24h", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 25 * 3600e9}}
 		}), "settle.timeout must be positive and at most 24h"),
-		Entry("reset perPoint on a volume without room for the checkpoint", base().Storage(kvv1.MediumLocalNVMe, "127Mi", "").
-			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "reset perPoint keeps the post-load checkpoint on the volume"),
-		Entry("reset perPoint on a tmpfs sized for the dataset once", base().Storage(kvv1.MediumTmpfs, "64Mi", "").
-			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size must hold the dataset twice"),
+		// 64Mi x 1.1 x 2 (the checkpoint) + 2 x 1.1 x 64Mi RocksDB WALs + 8Mi = 289.6Mi.
+		Entry("reset perPoint on a volume without room for the checkpoint", base().Storage(kvv1.MediumLocalNVMe, "289Mi", "").
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size: 289Mi is too small; the database volume of the largest engine needs storage.size: 290Mi or more"),
+		Entry("reset perPoint on a tmpfs sized for the dataset once", base().Storage(kvv1.MediumTmpfs, "150Mi", "").
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size: 150Mi is too small; the database volume of the largest engine needs storage.size: 290Mi or more"),
 		Entry("reset perPoint on a num dataset's volume without room for the checkpoint", base().Dataset(func(d *kvv1.DatasetSpec) {
 			d.Size, d.Num = nil, ptr.To[int64](1<<20) // 1Mi x (16 + 100) bytes = 116Mi
-		}).Storage(kvv1.MediumLocalNVMe, "231Mi", "").EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size must hold the dataset twice"),
-		Entry("unknown reset mode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = "always" }), "Unsupported value: \"always\""),
+		}).Storage(kvv1.MediumLocalNVMe, "403Mi", "").EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }), "storage.size: 403Mi is too small; the database volume of the largest engine needs storage.size: 404Mi or more"),
+		Entry("unknown reset mode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = "always" }), `reset "always" is not supported: use none, perPoint or perIteration`),
 		Entry("baseline with neither name nor configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{} }), "baseline: set exactly one of name (a KVBenchmark) and configMap (a saved result)"),
 		Entry("baseline with both name and configMap", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "a", ConfigMap: "b"} }), "baseline: set exactly one of name"),
 		Entry("baseline naming itself", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Baseline = &kvv1.BaselineRef{Name: "bench"} }), "spec.baseline.name must name another KVBenchmark, not this one"),
@@ -179,7 +216,7 @@ var _ = Describe("KVBenchmark validation", func() {
 		}), "spec.baseline.alpha in body should be less than or equal to 0.5"),
 		Entry("baseline metric the compare CLI does not know", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "a", Metrics: []kvv1.BaselineMetric{"ops", "p95"}}
-		}), `spec.baseline.metrics[1]: Unsupported value: "p95": supported values: "ops", "p50", "p99", "p999"`),
+		}), `spec.baseline.metrics: Invalid value: "array": baseline.metrics "p95" is not a metric: use ops, p50, p99 or p999`),
 		Entry("baseline metric twice", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "a", Metrics: []kvv1.BaselineMetric{"p99", "p99"}}
 		}), `spec.baseline.metrics[1]: Duplicate value: "p99"`),
@@ -210,8 +247,8 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("dataset size beyond 2^40 keys", base().Storage(kvv1.MediumLocalNVMe, "2000Ti", "").Memory("16Gi").DatasetSize("1000Ti").Dataset(func(d *kvv1.DatasetSpec) {
 			d.KeySize, d.ValueSize = 8, 1
 		}), "dataset.size must hold between one key-value pair"),
-		Entry("num-sized dataset larger than storage.size (localNVMe)", base().DatasetNum(100_000_000).Storage(kvv1.MediumLocalNVMe, "10Gi", ""), "storage.size must hold the dataset"),
-		Entry("num-sized dataset larger than the tmpfs storage.size", base().Memory("4Gi").DatasetNum(10_000_000).Storage(kvv1.MediumTmpfs, "1Gi", ""), "storage.size must hold the dataset"),
+		Entry("num-sized dataset larger than storage.size (localNVMe)", base().DatasetNum(100_000_000).Storage(kvv1.MediumLocalNVMe, "10Gi", ""), "storage.size: 10240Mi is too small; the database volume of the largest engine needs storage.size:"),
+		Entry("num-sized dataset larger than the tmpfs storage.size", base().Memory("4Gi").DatasetNum(10_000_000).Storage(kvv1.MediumTmpfs, "1Gi", ""), "storage.size: 1024Mi is too small; the database volume of the largest engine needs storage.size:"),
 
 		// Fields that do not apply to the workload or engine.
 		Entry("dbbench workload on leveldb", base().Threads(1).EngineNames(kvv1.EngineLevelDB).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq"} })), "a dbbench workload runs RocksDB's db_bench"),
@@ -279,8 +316,7 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("the default tmpfs spec", base()),
 		Entry("the measurement protocol: warm-ups by ops and by duration, settle, reset perPoint", base().Workloads(
 			wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](1000)} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
-				s.YCSB = &kvv1.YCSBSpec{Workload: "E"}
+			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) {
 				s.Warmup = &kvv1.WarmupSpec{Duration: &metav1.Duration{Duration: 30e9}}
 			})).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 600e9}}
@@ -290,11 +326,11 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("a baseline KVBenchmark with a threshold", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](10)}
 		})),
-		Entry("reset perPoint with room for the checkpoint: local NVMe and tmpfs sized at twice the dataset", base().Storage(kvv1.MediumLocalNVMe, "128Mi", "").
+		Entry("reset perPoint with room for the checkpoint: local NVMe at twice the dataset and the WALs", base().Storage(kvv1.MediumLocalNVMe, "290Mi", "").
 			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint })),
 		Entry("reset perPoint on a tmpfs at twice a num dataset", base().Dataset(func(d *kvv1.DatasetSpec) {
 			d.Size, d.Num = nil, ptr.To[int64](1<<20)
-		}).Storage(kvv1.MediumTmpfs, "232Mi", "").Memory("1Gi").EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint })),
+		}).Storage(kvv1.MediumTmpfs, "404Mi", "").Memory("1Gi").EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint })),
 		Entry("a baseline gating on ops/s and p99 at alpha 0.01", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 			s.Baseline = &kvv1.BaselineRef{Name: "nightly-1", ThresholdPercent: ptr.To[int32](3), Alpha: ptr.To(0.01),
 				Metrics: []kvv1.BaselineMetric{kvv1.BaselineOpsPerSec, kvv1.BaselineP99}}
@@ -306,7 +342,7 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("100Gi on local NVMe, thread sweep 1..64, three engines", base().DatasetSize("100Gi").Memory("16Gi").
 			Storage(kvv1.MediumLocalNVMe, "200Gi", "").EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble).
 			Threads(1, 2, 4, 8, 16, 32, 64)),
-		Entry("tmpfs 10Gi with a 1Gi cache in 12Gi", base().DatasetSize("10Gi").Memory("12Gi").
+		Entry("tmpfs 10Gi with a 1Gi cache in 13Gi", base().DatasetSize("10Gi").Memory("13Gi").
 			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{CacheSize: qty("1Gi")}})),
 		Entry("num-based dataset with value range", base().DatasetNum(1_000_000).Dataset(func(d *kvv1.DatasetSpec) {
 			d.ValueSizeRange = &kvv1.SizeRange{Min: 30, Max: 101}
@@ -315,13 +351,11 @@ var _ = Describe("KVBenchmark validation", func() {
 			BloomBits: ptr.To[int32](10), WriteBufferSize: qty("64Mi"), MaxOpenFiles: ptr.To[int32](-1), Compression: ptr.To(kvv1.CompressionSnappy)}})),
 		Entry("rocksdb in-memory seed: plainTable with a prefix", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 12; d.KeysPerPrefix = 10 }).
 			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{PlainTable: ptr.To(true), MmapRead: ptr.To(true)}})),
-		Entry("readwhilewriting, pulse, ycsb A and E, dbbench", base().Workloads(
+		Entry("readwhilewriting, pulse, dbbench", base().Workloads(
 			wl(kvv1.WorkloadReadWhileWriting, func(s *kvv1.WorkloadSpec) { s.WritesPerSecond = ptr.To[int64](10000) }),
 			wl(kvv1.WorkloadPulse, func(s *kvv1.WorkloadSpec) {
 				s.Pulse = &kvv1.PulseSpec{Reads: 100, Writes: 10, Deletes: 10, Interval: metav1.Duration{Duration: 1e9}, Rounds: 5}
 			}),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "E"} }),
 			wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
 				s.DBBenchArgs = []string{"--benchmarks=readrandom"}
 				s.Threads = []int32{1}
@@ -333,6 +367,7 @@ var _ = Describe("KVBenchmark validation", func() {
 			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) { s.SeekNexts = ptr.To[int32](10) }),
 		)),
 		Entry("the e2e OOM spec: db_bench with its own 2Gi memtable in 512Mi", base().Memory("512Mi").DatasetNum(1).Threads(1).
+			Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("4Mi")}}).
 			Dataset(func(d *kvv1.DatasetSpec) { d.LoadMode = kvv1.LoadNone }).
 			Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) {
 				s.DBBenchArgs = []string{"--benchmarks=fillseq", "--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}
@@ -349,12 +384,26 @@ var _ = Describe("KVBenchmark validation", func() {
 			kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{WriteBufferSize: qty("64Ki"), CacheSize: qty("0")}},
 			kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{WriteBufferSize: qty("64Mi"), MaxWriteBufferNumber: ptr.To[int32](4)}},
 			kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Options: kvv1.EngineOptions{OptimizeForPointLookup: qty("64Mi"), MaxOpenFiles: ptr.To[int32](-1)}})),
-		Entry("ycsb with Pegasus read:write ratios 30:1, 0:1, 1:0, and readPercent", base().Workloads(
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "D", ReadWriteRatio: "0:1"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "F", ReadWriteRatio: "1:0"} }),
-			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) { s.YCSB = &kvv1.YCSBSpec{Workload: "B", ReadPercent: ptr.To[int32](75)} }),
+		Entry("ycsb with Pegasus read:write ratios 30:1, 0:1, 1:0, and readPercent", ycsbOn(base(), nil,
+			ycsbWL(kvv1.YCSBSpec{Workload: "A", ReadWriteRatio: "30:1"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "D", ReadWriteRatio: "0:1"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "F", ReadWriteRatio: "1:0"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "B", ReadPercent: ptr.To[int32](75)}),
 		)),
+		Entry("ycsb with every YCSB option, a warm-up and the pseudo-workloads", ycsbOn(base(), func(y *kvv1.YCSBRecordSpec) {
+			y.FieldCount, y.FieldLength, y.InsertOrder, y.ZeroPadding = ptr.To[int32](1), ptr.To[int32](320), kvv1.YCSBInsertOrdered, ptr.To[int32](12)
+		},
+			ycsbWL(kvv1.YCSBSpec{Workload: "A", ReadAllFields: ptr.To(false), WriteAllFields: ptr.To(true), UpdateMode: kvv1.YCSBUpdateOverwrite,
+				RequestDistribution: ptr.To[kvv1.YCSBDistribution]("permutedZipfian")}),
+			wl(kvv1.WorkloadWaitForCompaction),
+			wl(kvv1.WorkloadYCSB, func(s *kvv1.WorkloadSpec) {
+				s.YCSB = &kvv1.YCSBSpec{Workload: "E", MaxScanLength: ptr.To[int32](10)}
+				s.Warmup = &kvv1.WarmupSpec{Duration: &metav1.Duration{Duration: 30e9}}
+			}),
+			wl(kvv1.WorkloadStats),
+		)),
+		Entry("100k YCSB records on storage sized for them (100k x 1163 bytes)", ycsbOn(base().DatasetNum(100_000).Storage(kvv1.MediumLocalNVMe, "1Gi", ""),
+			nil, ycsbWL(kvv1.YCSBSpec{Workload: "A"}))),
 		Entry("persistentVolume with a class, cpu, direct I/O, digest image", base().Storage(kvv1.MediumPersistentVolume, "20Gi", "standard").CPU("2").
 			EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 				s.CacheMode = kvv1.CacheDirect

@@ -76,6 +76,22 @@ type PhaseResult struct {
 	// Protocol is what was done around the measurement (warm-up, settle, reset, cache check).
 	// +optional
 	Protocol *MeasurementProtocol `json:"protocol,omitempty"`
+	// EngineOps counts a YCSB phase's engine calls. Its Operations are YCSB's client calls
+	// (READ, UPDATE, INSERT, SCAN, READ-MODIFY-WRITE), which on an embedded engine are: READ a
+	// get; UPDATE a get and a put (updateMode merge, YCSB's RocksDB binding) or a put (overwrite);
+	// INSERT a put; SCAN a seek and a next per record read; READ-MODIFY-WRITE a READ and an UPDATE,
+	// each also counted under its own name, as YCSB counts them.
+	// +optional
+	EngineOps *EngineOps `json:"engineOps,omitempty"`
+}
+
+// EngineOps are engine calls over a phase.
+type EngineOps struct {
+	Gets  int64 `json:"gets"`
+	Puts  int64 `json:"puts"`
+	Seeks int64 `json:"seeks"`
+	// Nexts are the records scans read after their seeks.
+	Nexts int64 `json:"nexts"`
 }
 
 // PhaseUsage is the runner process's resource use over a phase (all threads, including the engine's
@@ -160,7 +176,9 @@ type Percentiles struct {
 
 // OperationSummary is one operation type of a mixed workload (Pegasus tables: R-QPS, R-AVG, R-P99 ...).
 type OperationSummary struct {
-	// Name: read, update, insert, scan, readmodifywrite, write, delete, seek.
+	// Name: read, write, delete, seek (db_bench workloads); YCSB's READ, UPDATE, INSERT, SCAN,
+	// READ-MODIFY-WRITE (results from before the runner's YCSB records say read, update, insert,
+	// scan, readmodifywrite).
 	Name      string  `json:"name"`
 	Ops       int64   `json:"ops"`
 	OpsPerSec float64 `json:"opsPerSec"`

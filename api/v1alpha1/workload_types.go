@@ -6,7 +6,7 @@ import (
 )
 
 // KeyOrder is the order in which the dataset's keys are loaded.
-// +kubebuilder:validation:Enum=sequential;random
+// +kubebuilder:validation:MaxLength=32
 type KeyOrder string
 
 const (
@@ -15,7 +15,7 @@ const (
 )
 
 // LoadMode is how the runner prepares the dataset before the measured workloads.
-// +kubebuilder:validation:Enum=bulk;fillseq;fillrandom;existing;none
+// +kubebuilder:validation:MaxLength=32
 type LoadMode string
 
 const (
@@ -32,7 +32,7 @@ const (
 )
 
 // CacheMode controls the OS page cache before each measured phase.
-// +kubebuilder:validation:Enum=warm;cold;direct
+// +kubebuilder:validation:MaxLength=32
 type CacheMode string
 
 const (
@@ -45,6 +45,9 @@ const (
 type DatasetSpec struct {
 	// Size is the logical dataset size (keys + values), e.g. 10Gi; it becomes the key count
 	// size / (keySize + average value size). Exactly one of size and num is set.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="isQuantity(string(self))",messageExpression="'dataset.size \"' + string(self) + '\" is not a quantity: write a number with a suffix, e.g. 32Mi or 10Gi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)'"
 	// +optional
 	Size *resource.Quantity `json:"size,omitempty"`
 	// Num is the key count (db_bench --num), at most 2^40 (the runner's limit).
@@ -69,19 +72,21 @@ type DatasetSpec struct {
 	// overrides valueSize.
 	// +optional
 	ValueSizeRange *SizeRange `json:"valueSizeRange,omitempty"`
-	// CompressionRatioPercent is how compressible values are, as db_bench's --compression_ratio x 100.
+	// CompressionRatioPercent is how compressible values are, as db_bench's --compression_ratio x 100
+	// (unset: 50, db_bench's default; for YCSB records unset means YCSB's own random field bytes).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
-	// +kubebuilder:default=50
 	// +optional
 	CompressionRatioPercent int32 `json:"compressionRatioPercent,omitempty"`
 	// KeyOrder of the load: sequential (ascending keys) or random.
 	// +kubebuilder:default=random
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['sequential', 'random']",messageExpression="'dataset.keyOrder \"' + self + '\" is not supported: use sequential or random'"
 	KeyOrder KeyOrder `json:"keyOrder,omitempty"`
 	// LoadMode prepares the dataset before the workloads run.
 	// +kubebuilder:default=bulk
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['bulk', 'fillseq', 'fillrandom', 'existing', 'none']",messageExpression="'dataset.loadMode \"' + self + '\" is not supported: use bulk, fillseq, fillrandom, existing or none'"
 	LoadMode LoadMode `json:"loadMode,omitempty"`
 	// PrefixSize groups keys by a prefix of this many bytes (--prefix_size).
 	// +kubebuilder:validation:Minimum=0
@@ -94,6 +99,83 @@ type DatasetSpec struct {
 	// Seed makes keys, values and operation choices reproducible (--seed).
 	// +optional
 	Seed int64 `json:"seed,omitempty"`
+	// YCSB makes the dataset YCSB core's records ("user" + hash keys, fieldCount fields of
+	// fieldLength bytes; `ycsb: {}` for YCSB's defaults), which ycsb workloads need and other data
+	// workloads cannot use. keySize, valueSize, valueSizeRange and prefixes do not apply to it.
+	// +optional
+	YCSB *YCSBRecordSpec `json:"ycsb,omitempty"`
+}
+
+// YCSBRecordSpec is YCSB core's record layout (CoreWorkload's properties of the same names).
+// +kubebuilder:validation:XValidation:rule="(has(self.fieldCount) ? self.fieldCount : 10) * (has(self.fieldLength) ? self.fieldLength : 100) <= 1048576",message="dataset.ycsb: fieldCount x fieldLength must be at most 1Mi"
+type YCSBRecordSpec struct {
+	// FieldCount is the number of fields per record (fieldcount, default 10).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	FieldCount *int32 `json:"fieldCount,omitempty"`
+	// FieldLength is each field's length in bytes (fieldlength, constant; default 100).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	FieldLength *int32 `json:"fieldLength,omitempty"`
+	// InsertOrder: hashed (default) names record n "user" + fnvhash64(n), so records and inserts
+	// spread over the key space; ordered names it "user" + n (insertorder).
+	// +optional
+	InsertOrder YCSBInsertOrder `json:"insertOrder,omitempty"`
+	// ZeroPadding left-pads the number in the key with zeros to this many digits (zeropadding,
+	// default 1: none).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=19
+	// +optional
+	ZeroPadding *int32 `json:"zeroPadding,omitempty"`
+}
+
+// YCSBInsertOrder is CoreWorkload's insertorder.
+// +kubebuilder:validation:Enum=hashed;ordered
+type YCSBInsertOrder string
+
+const (
+	YCSBInsertHashed  YCSBInsertOrder = "hashed"
+	YCSBInsertOrdered YCSBInsertOrder = "ordered"
+)
+
+// YCSB record accounting, shared by the runner, the planner and the CRD's size rules.
+const (
+	// YCSBKeyBytes is the size counted for a YCSB key: "user" and 19 digits, the longest (and, with
+	// insertorder hashed, 89% of keys).
+	YCSBKeyBytes = 23
+	// DefaultYCSBFieldCount and DefaultYCSBFieldLength are CoreWorkload's defaults.
+	DefaultYCSBFieldCount  = 10
+	DefaultYCSBFieldLength = 100
+)
+
+// YCSBRecordBytes is the length of a record of n fields of length bytes as YCSB's RocksDB binding
+// stores it: per field a 4-byte name length, the name ("field0", "field1", ...), a 4-byte value
+// length and the value.
+func YCSBRecordBytes(n, length int64) int64 {
+	// names are "field" + i: 5 bytes plus one digit per power of ten i reaches
+	return n*(8+5+1+length) + max(0, n-10) + max(0, n-100)
+}
+
+// YCSBEntryBytes is what one YCSB record counts for in the dataset's size: YCSBKeyBytes plus the record.
+func YCSBEntryBytes(d DatasetSpec) float64 {
+	n, length := d.YCSBShape()
+	return float64(YCSBKeyBytes + YCSBRecordBytes(n, length))
+}
+
+// YCSBShape is a dataset's record layout with YCSB's defaults applied.
+func (d DatasetSpec) YCSBShape() (fieldCount, fieldLength int64) {
+	fieldCount, fieldLength = DefaultYCSBFieldCount, DefaultYCSBFieldLength
+	if y := d.YCSB; y != nil {
+		if y.FieldCount != nil {
+			fieldCount = int64(*y.FieldCount)
+		}
+		if y.FieldLength != nil {
+			fieldLength = int64(*y.FieldLength)
+		}
+	}
+	return fieldCount, fieldLength
 }
 
 // SizeRange is an inclusive range of sizes in bytes.
@@ -106,7 +188,7 @@ type SizeRange struct {
 }
 
 // WorkloadName is a db_bench benchmark name, "pulse", "ycsb", or "dbbench" (Debian's db_bench, passthrough).
-// +kubebuilder:validation:Enum=fillseq;fillrandom;filluniquerandom;overwrite;fillsync;readseq;readreverse;readrandom;readmissing;readwhilewriting;readrandomwriterandom;seekrandom;deleteseq;deleterandom;updaterandom;pulse;ycsb;dbbench;stats;levelstats;waitforcompaction
+// +kubebuilder:validation:MaxLength=32
 type WorkloadName string
 
 // Workloads the runner implements, named as db_bench names them.
@@ -146,6 +228,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.name != 'dbbench' || !(has(self.num) || has(self.duration))",message="dbbench ignores num and duration: pass --num or --duration in dbBenchArgs"
 type WorkloadSpec struct {
 	// Name of the workload.
+	// +kubebuilder:validation:XValidation:rule="self in ['fillseq', 'fillrandom', 'filluniquerandom', 'overwrite', 'fillsync', 'readseq', 'readreverse', 'readrandom', 'readmissing', 'readwhilewriting', 'readrandomwriterandom', 'seekrandom', 'deleteseq', 'deleterandom', 'updaterandom', 'pulse', 'ycsb', 'dbbench', 'stats', 'levelstats', 'waitforcompaction']",messageExpression="'workloads[].name \"' + self + '\" is not supported: use fillseq, fillrandom, filluniquerandom, overwrite, fillsync, readseq, readreverse, readrandom, readmissing, readwhilewriting, readrandomwriterandom, seekrandom, deleteseq, deleterandom, updaterandom, pulse, ycsb, dbbench, stats, levelstats or waitforcompaction'"
 	Name WorkloadName `json:"name"`
 	// Num is the operation count per thread count (db_bench --num for writes, --reads for reads).
 	// Default: the dataset's key count. At most 2^40 (the runner's limit).
@@ -155,6 +238,11 @@ type WorkloadSpec struct {
 	Num *int64 `json:"num,omitempty"`
 	// Duration bounds the phase in time (db_bench --duration); whichever of num and duration ends first.
 	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="workloads[].duration must be positive"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'workloads[].duration \"' + self + '\" is not a duration: write a number with a unit, e.g. 30s, 5m or 1h30m (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Duration *metav1.Duration `json:"duration,omitempty"`
 	// Threads overrides the sweep for this phase (e.g. fills run single-threaded).
 	// +kubebuilder:validation:MaxItems=16
@@ -198,8 +286,12 @@ type WorkloadSpec struct {
 
 // WarmupSpec bounds a warm-up by time or by operations (per thread, as num).
 // +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.ops)",message="warmup: set exactly one of duration and ops"
-// +kubebuilder:validation:XValidation:rule="!has(self.duration) || duration(self.duration) > duration('0s')",message="warmup.duration must be positive"
 type WarmupSpec struct {
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'warmup.duration \"' + self + '\" is not a duration: write a number with a unit, e.g. 10s or 1m (units h, m, s, ms, us, ns; no spaces, no d)'"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="warmup.duration must be positive"
 	// +optional
 	Duration *metav1.Duration `json:"duration,omitempty"`
 	// Ops per thread.
@@ -213,19 +305,28 @@ type WarmupSpec struct {
 type SettleSpec struct {
 	// Timeout bounds each wait; when it is hit the phase is measured anyway and the result says so
 	// (protocol.settleTimedOut).
-	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('24h')",message="settle.timeout must be positive and at most 24h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s') && duration(self) <= duration('24h'))",message="settle.timeout must be positive and at most 24h"
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'settle.timeout \"' + self + '\" is not a duration: write a number with a unit, e.g. 5m or 30s (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Timeout metav1.Duration `json:"timeout"`
 }
 
-// ResetMode says whether sweep points share the database or each starts from the loaded one.
-// +kubebuilder:validation:Enum=none;perPoint
+// ResetMode says whether sweep points share the database or start from the loaded one.
+// +kubebuilder:validation:MaxLength=32
 type ResetMode string
 
 const (
-	// ResetNone: each point runs on the database the previous points left (the default).
+	// ResetNone: each point runs on the database the previous points left, also across
+	// iterations of the repeat loop.
 	ResetNone ResetMode = "none"
 	// ResetPerPoint: a checkpoint is taken after the load and restored before every sweep point.
 	ResetPerPoint ResetMode = "perPoint"
+	// ResetPerIteration: a checkpoint is taken after the load and restored before every iteration
+	// of the repeat loop after the first, so each iteration runs the sweep in order on the database
+	// the load left (the default when the sweep repeats and writes, see EffectiveReset).
+	ResetPerIteration ResetMode = "perIteration"
 )
 
 // PulseSpec is seed 002's pulse workload: every interval, read Reads random existing keys (sorted
@@ -239,6 +340,11 @@ type PulseSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	Deletes int64 `json:"deletes"`
 	// Interval between round starts; a round that overruns starts the next at once.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="pulse.interval must be positive"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'pulse.interval \"' + self + '\" is not a duration: write a number with a unit, e.g. 1s or 250ms (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Interval metav1.Duration `json:"interval"`
 	// Rounds is the number of rounds.
 	// +kubebuilder:validation:Minimum=1
@@ -246,18 +352,35 @@ type PulseSpec struct {
 }
 
 // YCSBWorkload is a YCSB core workload letter.
-// +kubebuilder:validation:Enum=A;B;C;D;E;F
+// +kubebuilder:validation:MaxLength=32
 type YCSBWorkload string
 
-// YCSBDistribution is a request distribution.
-// +kubebuilder:validation:Enum=zipfian;uniform;latest
+// YCSBDistribution is a request distribution: YCSB's zipfian (ScrambledZipfianGenerator), uniform
+// and latest (SkewedLatestGenerator), or permutedZipfian: a zipfian over exactly the records that
+// exist when the phase starts, its ranks spread by a seeded permutation (this runner's YCSB chooser
+// before it matched YCSB's: a steeper hot set, never an inserted record).
+// +kubebuilder:validation:MaxLength=32
 type YCSBDistribution string
+
+// YCSBUpdateMode is how an update reaches the engine.
+// +kubebuilder:validation:Enum=merge;overwrite
+type YCSBUpdateMode string
+
+const (
+	// YCSBUpdateMerge reads the record, replaces the written fields and writes it back: a get and a
+	// put, as YCSB's RocksDB binding does.
+	YCSBUpdateMerge YCSBUpdateMode = "merge"
+	// YCSBUpdateOverwrite puts a record of the written fields only, without reading: key-value
+	// bindings such as Pegasus' do this (with one field it is the whole record).
+	YCSBUpdateOverwrite YCSBUpdateMode = "overwrite"
+)
 
 // YCSBSpec configures a YCSB core workload; the letter sets the defaults of the others.
 // +kubebuilder:validation:XValidation:rule="!(has(self.readPercent) && has(self.readWriteRatio))",message="ycsb: set readPercent or readWriteRatio, not both"
 type YCSBSpec struct {
 	// Workload letter A-F: A 50/50 read/update, B 95/5 read/update, C read only,
 	// D read latest/insert, E scan/insert, F read-modify-write.
+	// +kubebuilder:validation:XValidation:rule="self in ['A', 'B', 'C', 'D', 'E', 'F']",messageExpression="'ycsb.workload \"' + self + '\" is not supported: use A, B, C, D, E or F'"
 	Workload YCSBWorkload `json:"workload"`
 	// ReadPercent overrides the letter's mix: reads get this percentage of operations, the letter's
 	// write operation the rest (update for A-C, insert for D, read-modify-write for F; for E the
@@ -274,13 +397,26 @@ type YCSBSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^0+:0+$')",message="ycsb.readWriteRatio 0:0 has no operations; one side must be positive"
 	// +optional
 	ReadWriteRatio string `json:"readWriteRatio,omitempty"`
-	// RequestDistribution overrides the letter's distribution (zipfian with theta 0.99 by default).
+	// RequestDistribution overrides the letter's distribution (zipfian: YCSB's scrambled zipfian,
+	// theta 0.99; latest for D).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self in ['zipfian', 'uniform', 'latest', 'permutedZipfian']",messageExpression="'ycsb.requestDistribution \"' + self + '\" is not supported: use zipfian, uniform, latest or permutedZipfian'"
 	RequestDistribution *YCSBDistribution `json:"requestDistribution,omitempty"`
 	// MaxScanLength for E (scan length is uniform in [1, max]); default 100.
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	MaxScanLength *int32 `json:"maxScanLength,omitempty"`
+	// ReadAllFields: reads and scans ask for every field (readallfields, default true); false asks for
+	// one random field. The engine reads the whole record either way, as YCSB's RocksDB binding does.
+	// +optional
+	ReadAllFields *bool `json:"readAllFields,omitempty"`
+	// WriteAllFields: updates write every field (writeallfields, default false: one random field).
+	// +optional
+	WriteAllFields *bool `json:"writeAllFields,omitempty"`
+	// UpdateMode: merge (default, YCSB's RocksDB binding: get, replace the fields, put) or overwrite
+	// (put the written fields alone, as the Pegasus binding does).
+	// +optional
+	UpdateMode YCSBUpdateMode `json:"updateMode,omitempty"`
 }
 
 // RunnerConfig is everything one runner pod does: open one engine, prepare the dataset once, then
@@ -305,7 +441,9 @@ type RunnerConfig struct {
 	// Settle waits for idle flushes and compactions before each measured phase.
 	// +optional
 	Settle *SettleSpec `json:"settle,omitempty"`
-	// Reset perPoint restores the post-load checkpoint before each sweep point.
+	// Reset perPoint restores the post-load checkpoint before each sweep point, perIteration
+	// before each iteration after the first; the operator resolves the spec's default
+	// (EffectiveReset), so empty means none here.
 	// +optional
 	Reset ResetMode `json:"reset,omitempty"`
 	// StatsInterval prints db_bench's interval lines during each phase (kvbench-runner bench

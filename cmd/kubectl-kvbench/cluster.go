@@ -22,9 +22,6 @@ import (
 	"github.com/kvbench/kvbench-operator/report"
 )
 
-// maxResultLine bounds the runner's result log line (a long run's time series is megabytes).
-const maxResultLine = 256 << 20
-
 // cluster reads KVBenchmarks and the runners' full results: from the ConfigMaps the operator
 // archives them in when a run ends, else from the runner pods' logs.
 type cluster struct {
@@ -161,13 +158,19 @@ func (c *cluster) logged(ctx context.Context, bench, run string) (*api.Result, s
 			why = fmt.Sprintf("reading the log of pod %s: %v", pod.Name, err)
 			continue
 		}
-		res, err := archive.FromLog(logs, maxResultLine)
+		lg, err := archive.ReadLog(logs, api.DefaultResultLimits, true)
 		logs.Close()
+		if err == nil {
+			err = lg.ResultErr
+		}
 		if err != nil {
 			return nil, "", fmt.Errorf("pod %s: %w", pod.Name, err)
 		}
-		if res != nil {
-			return res, "", nil
+		if lg.Result != nil {
+			if lg.Over != nil {
+				fmt.Fprintf(c.stderr, "note: %s: pod %s: %v\n", bench, pod.Name, lg.Over)
+			}
+			return lg.Result, "", nil
 		}
 	}
 	return nil, why, nil

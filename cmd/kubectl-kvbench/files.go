@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/report"
 )
 
@@ -32,11 +33,16 @@ type resultFile struct {
 // KVBenchmarkList or List, runner results) and directories (their .yaml, .yml and .json files).
 // A result named <benchmark>-<run>.result.json next to a benchmark's file attaches to that run
 // (and is read without being named). Any other result becomes a benchmark of its own, named
-// after the file.
+// after the file. Benchmarks come in the order of the arguments they were read from, each with
+// that argument as its Source.
 func loadFiles(args []string) ([]*report.Benchmark, error) {
-	paths, err := expand(args)
+	paths, from, err := expand(args)
 	if err != nil {
 		return nil, err
+	}
+	argOf := map[string]int{}
+	for i, p := range paths {
+		argOf[p] = from[i]
 	}
 	var bs []*report.Benchmark
 	var results []resultFile
@@ -52,6 +58,7 @@ func loadFiles(args []string) ([]*report.Benchmark, error) {
 		}
 		for _, b := range fb {
 			dirOf[b] = filepath.Dir(path)
+			b.Source = args[argOf[path]]
 		}
 		bs = append(bs, fb...)
 		results = append(results, fr...)
@@ -88,24 +95,34 @@ func loadFiles(args []string) ([]*report.Benchmark, error) {
 			b.Results[run] = r.result
 			continue
 		}
-		bs = append(bs, resultBenchmark(r))
+		b := resultBenchmark(r)
+		if i, ok := argOf[r.path]; ok {
+			b.Source = args[i]
+		}
+		bs = append(bs, b)
 	}
+	// Bare results become benchmarks last; put them back where their argument was.
+	order := map[string]int{}
+	for i := len(args) - 1; i >= 0; i-- {
+		order[args[i]] = i
+	}
+	slices.SortStableFunc(bs, func(a, b *report.Benchmark) int { return order[a.Source] - order[b.Source] })
 	return bs, nil
 }
 
-// expand replaces directories by the YAML and JSON files in them and drops repeated paths.
-func expand(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
+// expand replaces directories by the YAML and JSON files in them and drops repeated paths; from
+// is the index of the argument each path came from.
+func expand(args []string) (out []string, from []int, err error) {
+	for i, a := range args {
 		fi, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		list := []string{a}
 		if fi.IsDir() {
 			entries, err := os.ReadDir(a)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			list = nil
 			for _, e := range entries {
@@ -117,16 +134,16 @@ func expand(args []string) ([]string, error) {
 				}
 			}
 			if len(list) == 0 {
-				return nil, fmt.Errorf("%s: no .yaml, .yml or .json files", a)
+				return nil, nil, fmt.Errorf("%s: no .yaml, .yml or .json files", a)
 			}
 		}
 		for _, p := range list {
 			if !slices.ContainsFunc(out, func(q string) bool { return samePath(p, q) }) {
-				out = append(out, p)
+				out, from = append(out, p), append(from, i)
 			}
 		}
 	}
-	return out, nil
+	return out, from, nil
 }
 
 func samePath(a, b string) bool {
@@ -274,8 +291,13 @@ func decodeObject(doc json.RawMessage) ([]*report.Benchmark, *api.Result, error)
 		if !api.KnownResultSchema(head.SchemaVersion) {
 			return nil, nil, fmt.Errorf("runner result schema %q is not supported (this kubectl-kvbench reads %s)", head.SchemaVersion, api.ResultSchemaVersion)
 		}
+		// A runner's bytes: decoded within the limits the operator applies (a saved result fits them).
 		var r api.Result
-		if err := json.Unmarshal(doc, &r); err != nil {
+		d := archive.NewDecoder(api.DefaultResultLimits)
+		if err := d.Decode(bytes.NewReader(doc), &r); err != nil {
+			return nil, nil, fmt.Errorf("runner result: %w", err)
+		}
+		if err := d.Over(); err != nil {
 			return nil, nil, fmt.Errorf("runner result: %w", err)
 		}
 		return nil, &r, nil

@@ -20,7 +20,6 @@ import (
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/report"
-	"github.com/kvbench/kvbench-operator/stats"
 )
 
 func main() {
@@ -29,13 +28,18 @@ func main() {
 
 // run executes the command line and returns the exit code; errors are one line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	root := newRoot(stdout, stderr, args)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		var reg *regressionError
 		if errors.As(err, &reg) {
 			fmt.Fprintln(stderr, "regression: "+err.Error())
-			return 2
+			return exitRegression
+		}
+		var nv *noVerdictError
+		if errors.As(err, &nv) {
+			fmt.Fprintln(stderr, err.Error())
+			return exitNoVerdict
 		}
 		fmt.Fprintln(stderr, "error: "+err.Error())
 		return 1
@@ -43,14 +47,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// options are the flags every command shares.
+// options are the flags every command shares, and the command line as given.
 type options struct {
 	kubeconfig, context, namespace string
 	stdout, stderr                 io.Writer
+	args                           []string
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	o := &options{stdout: stdout, stderr: stderr}
+func newRoot(stdout, stderr io.Writer, args []string) *cobra.Command {
+	o := &options{stdout: stdout, stderr: stderr, args: args}
 	root := &cobra.Command{
 		Use:   "kubectl-kvbench",
 		Short: "Report KVBenchmark results: tables, db_bench lines, comparisons, plots",
@@ -71,36 +76,17 @@ runner result JSON, or a directory written by "save").`,
 	f.StringVar(&o.context, "context", "", "the kubeconfig context to use")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the KVBenchmarks (default: the context's)")
 	root.AddCommand(reportCmd(o), compareCmd(o), plotCmd(o), saveCmd(o), scaleCmd(o), versionCmd(o))
+	root.AddCommand(scheduleCmds(o)...)
 	return root
 }
 
-// load reads the named KVBenchmarks from the cluster and the benchmarks in files, in that order.
-func (o *options) load(ctx context.Context, names, files []string) ([]*report.Benchmark, error) {
-	if len(names) == 0 && len(files) == 0 {
-		return nil, fmt.Errorf("name a KVBenchmark or give -f FILE")
+// load reads the named KVBenchmarks from the cluster.
+func (o *options) load(ctx context.Context, names []string) ([]*report.Benchmark, error) {
+	var srcs []source
+	for _, n := range names {
+		srcs = append(srcs, source{name: n})
 	}
-	var bs []*report.Benchmark
-	if len(names) > 0 {
-		c, err := connect(o.kubeconfig, o.context, o.namespace, o.stderr)
-		if err != nil {
-			return nil, err
-		}
-		for _, name := range names {
-			b, err := c.benchmark(ctx, name)
-			if err != nil {
-				return nil, err
-			}
-			bs = append(bs, b)
-		}
-	}
-	if len(files) > 0 {
-		fb, err := loadFiles(files)
-		if err != nil {
-			return nil, err
-		}
-		bs = append(bs, fb...)
-	}
-	return bs, nil
+	return o.loadSources(ctx, srcs)
 }
 
 func oneOf(flag, value string, allowed []string) error {
@@ -145,7 +131,7 @@ func reportCmd(o *options) *cobra.Command {
 			if (format == "tsv" || format == "json") && cmd.Flags().Changed("table") {
 				return fmt.Errorf("--format %s prints benchmark.sh's report.tsv columns; --table does not apply", format)
 			}
-			bs, err := o.load(cmd.Context(), names, files)
+			bs, err := o.loadInOrder(cmd)
 			if err != nil {
 				return err
 			}
@@ -171,108 +157,6 @@ func reportCmd(o *options) *cobra.Command {
 	return cmd
 }
 
-func compareCmd(o *options) *cobra.Command {
-	var files []string
-	var format, threshold, metrics string
-	var alpha float64
-	var failOnRegression, byPhase bool
-	cmd := &cobra.Command{
-		Use:   "compare A B | -f A -f B",
-		Short: "Compare two benchmarks point by point over their repeats (benchstat-style), optionally as a regression gate",
-		Long: `Compare matches the sweep points (run, workload, threads) of A (old) and B (new) and shows, per
-metric (ops/s, p50, p99, p99.9 latency), each side's median ± the half-width of its 95% confidence
-interval (CoV), the change of the medians, and the Mann-Whitney U test's p-value: "~" when the
-difference is not significant (p >= --alpha, 0.05). A significant change worse than --threshold
-(throughput down or latency up) is a regression, marked "!"; --metrics limits what is compared
-(e.g. ops on a machine whose tail latency is noise). With --fail-on-regression the command exits 2
-when there is one and names the points, so a nightly CI job can run it as is. The U test needs at
-least 4 repeats a side (spec.repeat) to call any difference significant.
-
-A and B are KVBenchmarks in the cluster, saved files (-f), or one of each (names come first).`,
-		Example: `  kubectl kvbench compare baseline bloom
-  kubectl kvbench compare -f saved/nightly-yesterday.yaml nightly-today --threshold 5% --fail-on-regression
-  kubectl kvbench compare -f saved/baseline.yaml -f saved/bloom.yaml --format markdown`,
-		RunE: func(cmd *cobra.Command, names []string) error {
-			if err := oneOf("format", format, compareFormats); err != nil {
-				return err
-			}
-			pct, err := stats.ParseThreshold(threshold)
-			if err != nil {
-				return fmt.Errorf("--threshold: %w", err)
-			}
-			ms, err := stats.ParseMetrics(metrics)
-			if err != nil {
-				return fmt.Errorf("--metrics: %w", err)
-			}
-			if !(alpha > 0 && alpha < 1) {
-				return fmt.Errorf("--alpha %g: want a significance level between 0 and 1, e.g. 0.05", alpha)
-			}
-			if byPhase && (format == "json" || failOnRegression) {
-				return fmt.Errorf("--by-phase prints the phase table only (text or markdown, no gate)")
-			}
-			bs, err := o.load(cmd.Context(), names, files)
-			if err != nil {
-				return err
-			}
-			if len(bs) != 2 {
-				return fmt.Errorf("compare needs exactly two benchmarks, got %d", len(bs))
-			}
-			for _, b := range bs {
-				if len(b.Phases(true)) == 0 {
-					return fmt.Errorf("%s has no results", b.Title())
-				}
-			}
-			if byPhase {
-				return comparePhases(o.stdout, bs[0], bs[1], format)
-			}
-			c := report.CompareStats(bs[0], bs[1], stats.Options{ThresholdPercent: pct, Alpha: alpha, Metrics: ms})
-			if c.Matched == 0 {
-				return fmt.Errorf("%s and %s have no measured points in common (matched by run, workload and threads; db_bench's phases also without their dbbench: prefix)", bs[0].Title(), bs[1].Title())
-			}
-			if err := c.Write(o.stdout, format); err != nil {
-				return err
-			}
-			if failOnRegression && c.Regressed() {
-				var points []string
-				for _, r := range c.Regressions() {
-					points = append(points, r.Label())
-				}
-				return &regressionError{fmt.Sprintf("%s regressed against %s beyond %g%%: %s", bs[1].Title(), bs[0].Title(), pct, strings.Join(points, "; "))}
-			}
-			return nil
-		},
-	}
-	fileFlag(cmd, &files)
-	cmd.Flags().StringVar(&format, "format", "text", "output format: "+strings.Join(compareFormats, ", "))
-	cmd.Flags().StringVar(&threshold, "threshold", "5%", "a significant change must be worse than this to be a regression")
-	cmd.Flags().StringVar(&metrics, "metrics", "ops,p50,p99,p999", "metrics to compare and gate on: ops, p50, p99, p999")
-	cmd.Flags().Float64Var(&alpha, "alpha", stats.Alpha, "significance level: a change is significant when the U test's p < alpha")
-	cmd.Flags().BoolVar(&failOnRegression, "fail-on-regression", false, "exit 2 when a point regressed (significant and beyond --threshold)")
-	cmd.Flags().BoolVar(&byPhase, "by-phase", false, "print every phase (and the load) side by side, one iteration per row, without statistics")
-	return cmd
-}
-
-var compareFormats = []string{"text", "markdown", "json"}
-
-// regressionError is a gate's verdict, not a failure of the command: it exits 2.
-type regressionError struct{ msg string }
-
-func (e *regressionError) Error() string { return e.msg }
-
-// comparePhases prints the phase-by-phase table (every iteration and the load, no statistics).
-func comparePhases(w io.Writer, a, b *report.Benchmark, format string) error {
-	c := report.Compare(a, b)
-	if len(c.Rows) == 0 {
-		return fmt.Errorf("%s and %s have no phases in common (matched by run, workload, threads and iteration; db_bench's phases also without their dbbench: prefix)", a.Title(), b.Title())
-	}
-	if format == "markdown" {
-		c.Table().Markdown(w)
-	} else {
-		c.Table().Text(w)
-	}
-	return nil
-}
-
 func plotCmd(o *options) *cobra.Command {
 	var files []string
 	var kind, out string
@@ -293,7 +177,7 @@ func plotCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			bs, err := o.load(cmd.Context(), names, files)
+			bs, err := o.loadInOrder(cmd)
 			if err != nil {
 				return err
 			}
@@ -334,7 +218,7 @@ Save before the runner Jobs are cleaned up (cleanup.ttlSecondsAfterFinished, 600
 			if dir == "" {
 				return fmt.Errorf("save needs -d DIR")
 			}
-			bs, err := o.load(cmd.Context(), names, nil)
+			bs, err := o.load(cmd.Context(), names)
 			if err != nil {
 				return err
 			}

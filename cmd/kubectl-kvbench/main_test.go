@@ -158,7 +158,7 @@ func TestResultsStayInTheirDirectory(t *testing.T) {
 func TestCompareFiles(t *testing.T) {
 	out := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--by-phase")
 	contains(t, out,
-		"Comparison: A = default/baseline, B = default/bloom\n",
+		"Comparison: A (old) = default/baseline ("+td("baseline.yaml")+"), B (new) = default/bloom ("+td("bloom.yaml")+")\n",
 		"Run      Workload    Threads  ops/s A  ops/s B  change  p99 A (us)  p99 B (us)   change\n",
 		"rocksdb  readrandom        1   206721   195490   -5.4%        16.1        13.3   -17.3%\n",
 	)
@@ -168,27 +168,35 @@ func TestCompareFiles(t *testing.T) {
 	out = mustRun(t, "compare", "-f", td("baseline-leveldb.result.json"), "-f", td("baseline-rocksdb.result.json"), "--by-phase")
 	contains(t, out, "leveldb vs rocksdb  readrandom        2   395516   199836  -49.5%        7.71        18.0  +133.3%\n")
 
-	// Statistics: one repeat a side can never be a significant difference, so no gate fires.
-	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--fail-on-regression")
+	// Statistics: one repeat a side can never be a significant difference, so the gate has no
+	// verdict (exit 3, never the 0 of "no regression"); the changes are shown with their size.
+	out, errOut, code := kvbench(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--fail-on-regression")
+	if code != exitNoVerdict || !strings.HasPrefix(errOut, "default/bloom against default/baseline: no verdict: too few repeats in 22 of 22 point(s) (n=1+1): the U test needs at least 4 repeats a side") {
+		t.Errorf("one repeat a side: exit %d, stderr %q", code, errOut)
+	}
 	contains(t, out,
-		"ops/s: A = default/baseline, B = default/bloom\n",
-		"Run      Workload    Threads       A       B  delta      p    n\n",
-		"rocksdb  readrandom        1  206721  195490  ~      1.000  1+1\n",
+		"A (old) = default/baseline ("+td("baseline.yaml")+"), B (new) = default/bloom ("+td("bloom.yaml")+")\n\nops/s: A = default/baseline, B = default/bloom\n",
+		"Run      Workload    Threads       A       B  delta               p    n\n",
+		"rocksdb  readrandom        1  206721  195490  -5.43% no verdict   -  1+1\n",
 		"p99.9 (us): A = default/baseline, B = default/bloom\n",
-		"  note: need >= 4 samples to detect a difference at alpha level 0.05 (spec.repeat); --by-phase shows single runs side by side\n",
-		"  no significant regression beyond 5% in 22 point(s)",
+		"  no verdict: too few repeats in 22 of 22 point(s) (n=1+1): the U test needs at least 4 repeats a side to find a difference at alpha 0.05 (spec.repeat: 4 or more); largest change: rocksdb ycsb-c threads=1 p99.9 (us) +4144.44% (n=1+1)\n",
 	)
+	if _, _, code := kvbench(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml")); code != 0 {
+		t.Errorf("without --fail-on-regression no verdict is no failure: exit %d", code)
+	}
 	md = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "markdown")
-	contains(t, md, "#### ops/s: A = default/baseline, B = default/bloom\n", "| rocksdb | readrandom | 1 | 206721 | 195490 | ~ | 1.000 | 1+1 |\n")
+	contains(t, md, "#### ops/s: A = default/baseline, B = default/bloom\n", "| rocksdb | readrandom | 1 | 206721 | 195490 | -5.43% no verdict | - | 1+1 |\n")
 	// --metrics keeps one table.
 	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--metrics", "p99")
-	if !strings.HasPrefix(out, "p99 (us): A = default/baseline") || strings.Contains(out, "ops/s: ") {
+	if _, rest, _ := strings.Cut(out, "\n\n"); !strings.HasPrefix(rest, "p99 (us): A = default/baseline") || strings.Contains(out, "ops/s: ") {
 		t.Errorf("--metrics p99:\n%s", out)
 	}
 	js := mustRun(t, "compare", "-f", td("baseline.yaml"), "-f", td("bloom.yaml"), "--format", "json")
 	var got struct {
-		Regressed bool
-		Changes   []struct {
+		Regressed    bool
+		Outcome      string
+		AFrom, BFrom string
+		Changes      []struct {
 			Run, Workload, Metric string
 			Threads               int32
 			Old, New              struct{ Median float64 }
@@ -196,6 +204,9 @@ func TestCompareFiles(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(js), &got); err != nil {
 		t.Fatalf("json: %v\n%s", err, js)
+	}
+	if got.Outcome != "NoVerdict" || got.AFrom != td("baseline.yaml") || got.BFrom != td("bloom.yaml") {
+		t.Errorf("json: outcome %q, from %q and %q", got.Outcome, got.AFrom, got.BFrom)
 	}
 	if got.Regressed || len(got.Changes) != 4*22 || got.Changes[0].Metric != "opsPerSec" || got.Changes[0].Old.Median == 0 {
 		t.Errorf("json: regressed %v, %d changes, first %+v", got.Regressed, len(got.Changes), got.Changes[0])
@@ -253,6 +264,9 @@ func TestErrors(t *testing.T) {
 	copyFile(t, td("baseline.yaml"), filepath.Join(mixed, "baseline.yaml"))
 	copyFile(t, td("baseline-rocksdb.result.json"), filepath.Join(mixed, "baseline-leveldb.result.json"))
 	png := filepath.Join(dir, "x.png")
+	other, _ := os.ReadFile(td("bloom.yaml"))
+	other = []byte(strings.Replace(strings.Replace(strings.Replace(string(other), "seed: 7", "seed: 8", 1), "name: bloom", "name: other-seed", 1), "duration: 1s", "duration: 2s", 1))
+	writeFile(t, filepath.Join(dir, "other-seed.yaml"), string(other))
 
 	for _, c := range []struct {
 		args []string
@@ -270,7 +284,13 @@ func TestErrors(t *testing.T) {
 		{[]string{"report", "-f", mixed}, filepath.Join(mixed, "baseline-leveldb.result.json") + ": a rocksdb result, but run leveldb of baseline is leveldb"},
 		{[]string{"report", "-f", statusOnly, "--table", "pulse", "-f", filepath.Join(dir, "new.yaml")}, "new has no results (phase Pending)"},
 		{[]string{"report", "--kubeconfig", filepath.Join(dir, "no-kubeconfig"), "demo"}, "kubeconfig: stat " + filepath.Join(dir, "no-kubeconfig") + ": no such file or directory"},
-		{[]string{"compare", "-f", statusOnly}, "compare needs exactly two benchmarks, got 1"},
+		{[]string{"compare", "-f", td("baseline-rocksdb.result.json")}, td("baseline-rocksdb") + " has one run (rocksdb): compare needs two benchmarks, or one with two engines or more"},
+		{[]string{"compare", "-f", statusOnly, "-f", td("bloom.yaml"), "-f", td("baseline-rocksdb.result.json")}, "compare needs two benchmarks (old, then new), or one to compare its engines; got 3"},
+		{[]string{"compare", "-f", statusOnly, "-f", td("bloom.yaml"), "--engines", "leveldb,rocksdb"}, "--engines compares the runs of one benchmark, not of two"},
+		{[]string{"compare", "-f", statusOnly, "--engines", "leveldb,pebble"}, `--engines: default/baseline has no run "pebble" (its runs: leveldb, rocksdb)`},
+		{[]string{"compare", "-f", statusOnly, "--engines", "leveldb"}, "--engines wants two runs, A then B, e.g. --engines leveldb,rocksdb"},
+		{[]string{"compare", "--old", statusOnly, "--new", td("bloom.yaml"), "demo"}, "--old and --new name both benchmarks; drop the other names and -f files"},
+		{[]string{"compare", "-f", statusOnly, "-f", filepath.Join(dir, "other-seed.yaml"), "--fail-on-regression"}, "default/baseline and default/other-seed are not comparable (dataset.seed: 7 vs 8; workload readrandom.duration: 1s vs 2s): no gate on a pair spec.baseline would refuse"},
 		{[]string{"compare", "-f", statusOnly, "--threshold", "5x"}, `--threshold: threshold "5x": want a percentage between 0 and 100, e.g. 5%`},
 		{[]string{"compare", "-f", statusOnly, "--format", "csv"}, `unknown --format "csv" (one of text, markdown, json)`},
 		{[]string{"compare", "-f", statusOnly, "--metrics", "ops,p95"}, `--metrics: unknown metric "p95" (ops, p50, p99, p999)`},
@@ -388,5 +408,27 @@ status:
 	}
 	if _, errOut, code := kvbench(t, "report", "-f", f, "--by", "node", "--tolerance", "-1"); code == 0 || !strings.Contains(errOut, "--tolerance -1") {
 		t.Errorf("--tolerance -1: exit %d, %q", code, errOut)
+	}
+}
+
+// One benchmark compares its engines point by point (it needed save and two -f files).
+func TestCompareEngines(t *testing.T) {
+	out := mustRun(t, "compare", "-f", td("baseline.yaml"), "--metrics", "ops")
+	contains(t, out,
+		"A (old) = default/baseline run leveldb ("+td("baseline.yaml")+"), B (new) = default/baseline run rocksdb ("+td("baseline.yaml")+")\n",
+		"leveldb vs rocksdb  readrandom        2  395516  199836  -49.47% no verdict  -  1+1\n")
+	out = mustRun(t, "compare", "-f", td("baseline.yaml"), "--engines", "rocksdb,leveldb", "--by-phase")
+	contains(t, out, "Comparison: A (old) = default/baseline run rocksdb (", "rocksdb vs leveldb  readrandom        2   199836   395516  +97.9%")
+}
+
+// Two benchmarks with different datasets or workload settings: a warning naming the fields, and
+// no gate (spec.baseline refuses the same pair).
+func TestCompareWarnsWhenNotComparable(t *testing.T) {
+	dir := t.TempDir()
+	other, _ := os.ReadFile(td("bloom.yaml"))
+	writeFile(t, filepath.Join(dir, "bigger.yaml"), strings.Replace(string(other), "num: 200000", "num: 400000", 1))
+	out, errOut, code := kvbench(t, "compare", "-f", td("baseline.yaml"), "-f", filepath.Join(dir, "bigger.yaml"), "--metrics", "ops")
+	if code != 0 || errOut != "warning: default/baseline and default/bloom are not comparable (dataset.num: 200000 vs 400000)\n" || !strings.HasPrefix(out, "A (old) = ") {
+		t.Errorf("exit %d, stderr %q, stdout %.80q", code, errOut, out)
 	}
 }

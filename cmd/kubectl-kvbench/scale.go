@@ -14,23 +14,37 @@ import (
 
 func scaleCmd(o *options) *cobra.Command {
 	var files []string
-	var size string
+	var size, medium, class string
 	var num int64
 	cmd := &cobra.Command{
-		Use:   "scale -f FILE (--dataset-size=SIZE | --num=N)",
-		Short: "Resize KVBenchmark files (e.g. examples/seed-*.yaml) to another dataset size, keeping every ratio",
+		Use:   "scale -f FILE [--dataset-size=SIZE | --num=N] [--medium=MEDIUM [--storage-class=CLASS]]",
+		Short: "Resize KVBenchmark files (e.g. examples/seed-*.yaml) to another dataset size or medium, keeping every ratio",
 		Long: `Scale prints the KVBenchmarks of FILE resized to a new dataset size, ready for kubectl apply.
 The dataset is the one field you choose; memory (the page-cache cap), storage, block caches, write
 buffers, level sizes, operation counts, durations and pulse counts keep their ratio to the dataset,
-with floors that keep the result runnable and valid.`,
+with floors that keep the result runnable and valid.
+
+--medium moves the database to tmpfs, localNVMe or persistentVolume (with --storage-class): on
+tmpfs the memory limit grows by the data it now holds, off tmpfs it shrinks by it, and a volume
+gets the storage floor (the data, its checkpoint and the writes' copies; at least 1Gi); the memory
+rule stays satisfied.`,
 		Example: `  kubectl kvbench scale -f examples/seed-002-leveldb-vs-rocksdb.yaml --dataset-size=256Mi | kubectl apply -f -
-  kubectl kvbench scale -f examples/seed-000-rocksdb-in-memory.yaml --num=2000000 | kubectl apply -f -`,
+  kubectl kvbench scale -f examples/seed-000-rocksdb-in-memory.yaml --num=2000000 | kubectl apply -f -
+  kubectl kvbench scale -f examples/seed-003-rocksdb-on-flash.yaml --num=100000 --medium=tmpfs | kubectl apply -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var t scale.Target
+			t := scale.Target{Medium: api.StorageMedium(medium), StorageClassName: class}
+			if medium != "" {
+				if err := oneOf("medium", medium, []string{string(api.MediumTmpfs), string(api.MediumLocalNVMe), string(api.MediumPersistentVolume)}); err != nil {
+					return err
+				}
+			}
 			switch {
-			case size != "" && num != 0, size == "" && num == 0:
-				return fmt.Errorf("scale needs exactly one of --dataset-size and --num")
+			case size != "" && num != 0:
+				return fmt.Errorf("scale takes one of --dataset-size and --num, not both")
+			case size == "" && num == 0 && medium == "":
+				return fmt.Errorf("scale needs --dataset-size, --num or --medium")
+			case size == "" && num == 0:
 			case size != "":
 				q, err := resource.ParseQuantity(size)
 				if err != nil || q.Sign() <= 0 {
@@ -77,6 +91,8 @@ with floors that keep the result runnable and valid.`,
 	fileFlag(cmd, &files)
 	cmd.Flags().StringVar(&size, "dataset-size", "", "new dataset size (keys + values), e.g. 256Mi")
 	cmd.Flags().Int64Var(&num, "num", 0, "new key count")
+	cmd.Flags().StringVar(&medium, "medium", "", "move the database to this storage medium: tmpfs, localNVMe, persistentVolume")
+	cmd.Flags().StringVar(&class, "storage-class", "", "the StorageClass of the volume (required for persistentVolume)")
 	return cmd
 }
 

@@ -41,13 +41,29 @@ func TestScaleExample(t *testing.T) {
 	contains(t, out, "num: 1000\n", "--num=1000", "name: seed-001-dbbench")
 }
 
+// --medium moves seed 003 (1B keys on local NVMe) onto tmpfs at a size a small node holds.
+func TestScaleMedium(t *testing.T) {
+	out := mustRun(t, "scale", "-f", "../../examples/seed-003-rocksdb-on-flash.yaml", "--num=100000", "--medium=tmpfs")
+	for _, d := range strings.Split(strings.TrimPrefix(out, "---\n"), "\n---\n") {
+		var b api.KVBenchmark
+		if err := yaml.UnmarshalStrict([]byte(d), &b); err != nil {
+			t.Fatalf("%v in\n%s", err, d)
+		}
+		if b.Spec.Storage.Medium != api.MediumTmpfs || b.Spec.Storage.Size != nil || *b.Spec.Dataset.Num != 100000 || !api.MemoryFits(&b.Spec) {
+			t.Errorf("%s: storage %+v, num %d, memory %s", b.Name, b.Spec.Storage, *b.Spec.Dataset.Num, b.Spec.Resources.Memory.String())
+		}
+	}
+}
+
 func TestScaleErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml"}, "exactly one of --dataset-size and --num"},
-		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=5", "--dataset-size=1Gi"}, "exactly one"},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml"}, "scale needs --dataset-size, --num or --medium"},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--medium=floppy"}, `unknown --medium "floppy" (one of tmpfs, localNVMe, persistentVolume)`},
+		{[]string{"scale", "-f", "../../examples/seed-003-rocksdb-on-flash.yaml", "--medium=persistentVolume"}, "medium persistentVolume needs a storage class (--storage-class)"},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=5", "--dataset-size=1Gi"}, "scale takes one of --dataset-size and --num, not both"},
 		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--dataset-size=big"}, `"big" is not a positive quantity`},
 		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=-3"}, "--num must be positive"},
 		{[]string{"scale", "--num=5"}, "needs -f FILE"},

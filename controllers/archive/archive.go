@@ -5,7 +5,6 @@
 package archive
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -13,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,64 +31,14 @@ const (
 	// DroppedEngineDumps is what Dropped names when, after the time series, the engines' text
 	// dumps had to go too (their typed engine statistics stay).
 	DroppedEngineDumps = "engineDumps"
-	// MaxDecompressed bounds what an archive may expand to, the same 32 MiB the operator reads of a
-	// result line: a small forged archive must not inflate into gigabytes in the operator or the plugin.
-	MaxDecompressed = 32 << 20
+	// DroppedOverLimits is what Dropped names when the limits on runner output
+	// (api.ResultLimits) left something out; the result's error says what.
+	DroppedOverLimits = "overLimits"
 )
 
 // ErrNotOperatorWritten is returned for a ConfigMap under an archive's name that the operator did
 // not write for this benchmark (no controller reference to it, or other content than recorded).
 var ErrNotOperatorWritten = errors.New("not an archive the operator wrote")
-
-// ErrLineTooLong is returned for a result line longer than the limit given to FromLog.
-var ErrLineTooLong = errors.New("the result line is longer than the limit")
-
-// FromLog returns the last full result in a runner's log, or nil when the log has none. Lines
-// longer than maxLine bytes fail with ErrLineTooLong (the caller's memory bound).
-func FromLog(r io.Reader, maxLine int) (*api.Result, error) {
-	sc := LineScanner(r, maxLine)
-	var last []byte
-	for sc.Scan() {
-		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(api.ResultLogPrefix)); ok {
-			last = bytes.Clone(rest)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, LineTooLong(maxLine)
-		}
-		return nil, fmt.Errorf("reading the log: %w", err)
-	}
-	if last == nil {
-		return nil, nil
-	}
-	return Decode(last)
-}
-
-// LineScanner scans r's lines and fails with bufio.ErrTooLong on one of maxLine bytes or more.
-// The buffer starts no larger than maxLine: bufio.Scanner's limit is the larger of the two.
-func LineScanner(r io.Reader, maxLine int) *bufio.Scanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
-	return sc
-}
-
-// LineTooLong is ErrLineTooLong with the limit, for a scanner's bufio.ErrTooLong.
-func LineTooLong(maxLine int) error {
-	return fmt.Errorf("%w (%d bytes)", ErrLineTooLong, maxLine)
-}
-
-// Decode reads one result line's JSON (without its prefix) and checks its schema.
-func Decode(b []byte) (*api.Result, error) {
-	var res api.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("result line: %w", err)
-	}
-	if !api.KnownResultSchema(res.SchemaVersion) {
-		return nil, fmt.Errorf("result schema %q is not supported (this build reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
-	}
-	return &res, nil
-}
 
 // Name is the ConfigMap name of a run's result: its Job's name (unique per benchmark and run,
 // at most 63 characters) with a suffix.
@@ -177,29 +125,22 @@ func FromConfigMap(cm *corev1.ConfigMap, b *api.KVBenchmark, sha string) (*api.R
 	return res, nil
 }
 
-// Decompress decodes a gzip-compressed result of at most MaxDecompressed bytes.
+// Decompress decodes a gzip-compressed result within api.DefaultResultLimits. An archive the
+// operator wrote is within them; one over them is refused, not cut.
 func Decompress(data []byte) (*api.Result, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	raw, err := ReadBounded(zr, MaxDecompressed)
+	d := NewDecoder(api.DefaultResultLimits)
+	res, err := decodeResult(d, zr)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(raw)
-}
-
-// ReadBounded reads r to its end, failing once it yields more than limit bytes.
-func ReadBounded(r io.Reader, limit int64) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
+	if err := d.Over(); err != nil {
 		return nil, err
 	}
-	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("decompressed result exceeds %d MiB", limit>>20)
-	}
-	return raw, nil
+	return res, nil
 }
 
 func compress(res *api.Result) ([]byte, error) {

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -19,32 +22,54 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/render"
 )
 
-func TestFromLog(t *testing.T) {
-	long := strings.Repeat(`{"t":1,"opsPerSec":2},`, 20000) // a line far beyond bufio's default 64 KiB
+func TestReadLog(t *testing.T) {
+	long := strings.Repeat(`{"t":1,"opsPerSec":2},`, 20000) // a line far beyond bufio's 64 KiB buffer
+	phase := `{"workload":"readrandom","threads":1,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1,"intervals":[` + long + `{"t":2,"opsPerSec":3}]}`
 	log := "Engine:     rocksdb 7.8.3\n" +
+		api.ResultPhaseLogPrefix + phase + "\n" +
 		api.ResultLogPrefix + `{"schemaVersion":"kvbench.io/result/v1","engine":"leveldb"}` + "\n" +
 		"readrandom   :       4.837 micros/op 206720 ops/sec\n" +
 		" kvbench-result: an escaped line from db_bench\n" +
-		api.ResultLogPrefix + `{"schemaVersion":"kvbench.io/result/v1","engine":"rocksdb","phases":[{"workload":"readrandom","threads":1,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1,"intervals":[` + long + `{"t":2,"opsPerSec":3}]}]}` + "\n" +
-		"done\n"
-	r, err := FromLog(strings.NewReader(log), 1<<20)
+		strings.Repeat("x", 200<<10) + "\n" + // a long line that is neither
+		api.ResultLogPrefix + `{"schemaVersion":"kvbench.io/result/v1","engine":"rocksdb","phases":[` + phase + `]}` + "\n" +
+		"done"
+	l, err := ReadLog(strings.NewReader(log), api.DefaultResultLimits, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r == nil || r.Engine != api.EngineRocksDB || len(r.Phases) != 1 || len(r.Phases[0].Intervals) != 20001 {
-		t.Fatalf("got %+v", r)
+	r := l.Result
+	if r == nil || r.Engine != api.EngineRocksDB || len(r.Phases) != 1 || len(r.Phases[0].Intervals) != 20001 || l.Over != nil || l.ResultErr != nil {
+		t.Fatalf("got %+v, over %v, result error %v", r, l.Over, l.ResultErr)
 	}
-	if _, err := FromLog(strings.NewReader(log), 64<<10); err == nil || !strings.Contains(err.Error(), "longer than the limit") {
-		t.Errorf("a line over the limit: %v", err)
+	if len(l.Phases) != 1 || len(l.Phases[0].Intervals) != 20001 {
+		t.Fatalf("phase lines: %+v", l.Phases)
 	}
-	if r, err := FromLog(strings.NewReader("no result here\n"), 1<<20); r != nil || err != nil {
-		t.Errorf("no result line: %v, %v", r, err)
+	// The periodic read: summaries of the phase lines, no result.
+	if l, err := ReadLog(strings.NewReader(log), api.DefaultResultLimits, false); err != nil || l.Result != nil || len(l.Phases) != 1 || l.Phases[0].Intervals != nil || l.Phases[0].OpsPerSec != 1 {
+		t.Errorf("summaries: %+v, %v", l, err)
 	}
-	if _, err := FromLog(strings.NewReader(api.ResultLogPrefix+`{"schemaVersion":"x"}`+"\n"), 1<<20); err == nil {
+	// Over a limit, what fits is kept and what was left out is said.
+	small := api.DefaultResultLimits
+	small.Lists = map[string]int{"intervals": 100}
+	l, err = ReadLog(strings.NewReader(log), small, true)
+	var le *LimitError
+	if err != nil || l.Result == nil || len(l.Result.Phases[0].Intervals) != 100 || !errors.As(l.Over, &le) ||
+		!strings.Contains(l.Over.Error(), "19901 intervals item(s) over the limit of 100") {
+		t.Errorf("over the intervals limit: %v, %v", l.Over, err)
+	}
+	if l, err := ReadLog(strings.NewReader("no result here\n"), api.DefaultResultLimits, true); l.Result != nil || l.ResultErr != nil || err != nil {
+		t.Errorf("no result line: %+v, %v", l, err)
+	}
+	if l, _ := ReadLog(strings.NewReader(api.ResultLogPrefix+`{"schemaVersion":"x"}`+"\n"), api.DefaultResultLimits, true); l.ResultErr == nil {
 		t.Errorf("unknown schema accepted")
 	}
-	if _, err := FromLog(strings.NewReader(api.ResultLogPrefix+"{truncated\n"), 1<<20); err == nil {
+	if l, _ := ReadLog(strings.NewReader(api.ResultLogPrefix+"{truncated\n"), api.DefaultResultLimits, true); l.ResultErr == nil {
 		t.Errorf("broken JSON accepted")
+	}
+	// A log that cannot be read to its end is an error, not a shorter log.
+	broken := io.MultiReader(strings.NewReader(api.ResultPhaseLogPrefix+`{"workload":"a"`), iotest.ErrReader(errors.New("connection reset")))
+	if _, err := ReadLog(broken, api.DefaultResultLimits, true); err == nil || !strings.Contains(err.Error(), "connection reset") {
+		t.Errorf("a broken read: %v", err)
 	}
 }
 
@@ -210,21 +235,31 @@ func TestFromConfigMapTrustsOnlyTheOperatorsArchive(t *testing.T) {
 	}
 }
 
-// A small archive that inflates beyond MaxDecompressed is refused without reading it all.
+// A small archive that inflates beyond the byte limit is refused without reading it all: a
+// whitespace bomb, and a string that never ends.
 func TestDecompressIsBounded(t *testing.T) {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zeros := make([]byte, 1<<20)
-	for range MaxDecompressed>>20 + 8 {
-		zw.Write(zeros)
-	}
-	zw.Close()
-	if buf.Len() > 100<<10 {
-		t.Fatalf("bomb is %d bytes, want a small one", buf.Len())
-	}
-	_, err := Decompress(buf.Bytes())
-	if err == nil || !strings.Contains(err.Error(), "decompressed result exceeds 32 MiB") {
-		t.Errorf("got %v", err)
+	for name, c := range map[string]struct {
+		head string
+		fill byte
+		want string
+	}{
+		"whitespace": {"", ' ', "over the 32 MiB limit"},
+		"string":     {`{"schemaVersion":"` + api.ResultSchemaVersion + `","engine":"`, 'a', "cut at the 32 MiB limit"},
+	} {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write([]byte(c.head))
+		fill := bytes.Repeat([]byte{c.fill}, 1<<20)
+		for range api.DefaultResultLimits.Bytes>>20 + 8 {
+			zw.Write(fill)
+		}
+		zw.Close()
+		if buf.Len() > 200<<10 {
+			t.Fatalf("%s: bomb is %d bytes, want a small one", name, buf.Len())
+		}
+		if _, err := Decompress(buf.Bytes()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v", name, err)
+		}
 	}
 }
 
@@ -235,4 +270,83 @@ func gz(t *testing.T, s string) []byte {
 	zw.Write([]byte(s))
 	zw.Close()
 	return buf.Bytes()
+}
+
+// BenchmarkDecode: the bounded decoder against plain json.Unmarshal on a real result (seed 002 at
+// 10 GiB, 96 KB with engine dumps): go test ./controllers/archive -run '^$' -bench Decode.
+func BenchmarkDecode(b *testing.B) {
+	data, err := os.ReadFile("../../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("bounded", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			var r api.Result
+			if err := NewDecoder(api.DefaultResultLimits).Decode(bytes.NewReader(data), &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			var r api.Result
+			if err := json.Unmarshal(data, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkReadLogSummaries: the periodic read of a running runner's log (its phase lines'
+// summaries) against decoding the same lines in full, and against json.Unmarshal of each line
+// into a summary: go test ./controllers/archive -run '^$' -bench ReadLog.
+func BenchmarkReadLogSummaries(b *testing.B) {
+	data, err := os.ReadFile("../../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res api.Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		b.Fatal(err)
+	}
+	var log bytes.Buffer
+	for i := range res.Phases {
+		line, _ := json.Marshal(&res.Phases[i])
+		log.WriteString(api.ResultPhaseLogPrefix + string(line) + "\n")
+	}
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"summaries", func() error {
+			_, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, false)
+			return err
+		}},
+		{"in-full", func() error {
+			_, err := ReadLog(bytes.NewReader(log.Bytes()), api.DefaultResultLimits, true)
+			return err
+		}},
+		{"json.Unmarshal-summaries", func() error {
+			for _, line := range bytes.Split(log.Bytes(), []byte("\n")) {
+				if rest, ok := bytes.CutPrefix(line, []byte(api.ResultPhaseLogPrefix)); ok {
+					var p api.PhaseSummary
+					if err := json.Unmarshal(rest, &p); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(log.Len()))
+			for range b.N {
+				if err := c.read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,12 +25,34 @@ var resultLabels = []string{"namespace", "benchmark", "engine", "phase", "worklo
 
 func with(extra ...string) []string { return append(append([]string{}, resultLabels...), extra...) }
 
-// maxPulseRounds bounds the per-round series of one pulse phase; MaxPhases the phases of one run
-// that get series (the CRD allows sweeps of 51,200 phases; Prometheus should not get them all).
+// Limits on the series built from runner data (a benchmark's runner image is its author's
+// choice, so workload and operation names, round numbers and values are tenant input).
 const (
+	// maxPulseRounds bounds the per-round series of one pulse phase.
 	maxPulseRounds = 100
-	MaxPhases      = 1000
+	// MaxSeries is a benchmark's series budget, split evenly between its runs; series beyond a
+	// run's share are not exported (counted in kvbench_result_series_refused).
+	MaxSeries = 10000
+	// maxLabel bounds a label value taken from runner data; LabelAlphabet is what it may hold.
+	maxLabel = 64
 )
+
+// LabelAlphabet describes the label values taken from runner data (workload, operation).
+const LabelAlphabet = "1 to 64 of A-Z a-z 0-9 _ . : -"
+
+// validLabel says whether a runner-supplied label value may be exported.
+func validLabel(s string) bool {
+	if len(s) == 0 || len(s) > maxLabel {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 var (
 	descOps = prometheus.NewDesc("kvbench_result_ops_per_second",
@@ -40,7 +63,7 @@ var (
 		"Latency percentiles of a measured phase, from merged per-thread histograms (quantile 1 is the max).",
 		with("quantile"), nil)
 	descOperationOps = prometheus.NewDesc("kvbench_result_operation_ops_per_second",
-		"Throughput of one operation type of a mixed phase (YCSB read/update/insert/scan/readmodifywrite, readrandomwriterandom read/write).",
+		"Throughput of one operation type of a mixed phase (YCSB READ/UPDATE/INSERT/SCAN/READ-MODIFY-WRITE, readrandomwriterandom read/write).",
 		with("operation"), nil)
 	descOperationLatency = prometheus.NewDesc("kvbench_result_operation_latency_seconds",
 		"Latency percentiles of one operation type of a mixed phase (quantile 1 is the max).",
@@ -90,6 +113,9 @@ var (
 	descChange = prometheus.NewDesc("kvbench_result_change_ratio",
 		"A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.",
 		[]string{"namespace", "benchmark", "baseline", "engine", "workload", "threads", "metric", "regressed"}, nil)
+	descRefused = prometheus.NewDesc("kvbench_result_series_refused",
+		"Result series of a benchmark not exported: a label value from runner data outside the alphabet or over 64 bytes, a duplicate label set, a value that is not finite, or over the benchmark's series budget.",
+		[]string{"namespace", "benchmark"}, nil)
 	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
 		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 )
@@ -130,7 +156,7 @@ func (c *Collector) Register(reg prometheus.Registerer) error {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descOps, descBytes, descLatency, descOpLatency, descDuration, descOpsCount, descFound,
 		descWriteRate, descTarget, descTargetMissed, descServiceP99, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart,
-		descOperationOps, descOperationLatency, descPulseRound, descCPU, descWriteAmp, descStall, descLSM, descCompactionWritten, descChange} {
+		descOperationOps, descOperationLatency, descPulseRound, descCPU, descWriteAmp, descStall, descLSM, descCompactionWritten, descChange, descRefused} {
 		ch <- d
 	}
 }
@@ -141,7 +167,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	defer c.mu.RUnlock()
 	for _, ms := range c.series {
 		for _, m := range ms {
-			ch <- prometheus.MustNewConstMetric(m.desc, prometheus.GaugeValue, m.value, m.labels...)
+			// Every sample was checked when built; an error here would only drop this one series.
+			if metric, err := prometheus.NewConstMetric(m.desc, prometheus.GaugeValue, m.value, m.labels...); err == nil {
+				ch <- metric
+			}
 		}
 	}
 }
@@ -179,17 +208,42 @@ func (c *Collector) Delete(key types.NamespacedName) {
 	c.JobsCreated.DeletePartialMatch(prometheus.Labels{"namespace": key.Namespace, "benchmark": key.Name})
 }
 
-func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []sample {
-	var out []sample
-	add := func(d *prometheus.Desc, v float64, labels ...string) {
-		out = append(out, sample{desc: d, value: v, labels: labels})
+// builder collects a benchmark's samples, refusing those that would break a scrape or flood it.
+type builder struct {
+	out     []sample
+	seen    map[string]bool
+	refused int
+	// left is how many more series the current run may add (negative: no bound).
+	left int
+}
+
+// add adds one series unless its value is not finite, its label set repeats one already added,
+// or the run's share of the budget is spent.
+func (b *builder) add(d *prometheus.Desc, v float64, labels ...string) {
+	key := d.String() + "\xff" + strings.Join(labels, "\xff")
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0), b.seen[key], b.left == 0:
+		b.refused++
+		return
 	}
+	b.seen[key] = true
+	if b.left > 0 {
+		b.left--
+	}
+	b.out = append(b.out, sample{desc: d, value: v, labels: labels})
+}
+
+func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []sample {
+	bl := &builder{seen: map[string]bool{}, left: -1}
+	add := bl.add
 	medium := string(b.Spec.Storage.Medium)
 	dataset := strconv.FormatInt(plan.DatasetBytes(b.Spec.Dataset), 10)
 	for _, p := range benchPhases {
 		add(descBenchPhase, boolValue(b.Status.Phase == p), b.Namespace, b.Name, string(p))
 	}
+	share := MaxSeries / max(1, len(b.Status.Runs))
 	for _, r := range b.Status.Runs {
+		bl.left = share
 		_, node, _ := strings.Cut(r.Name, "@") // EachNode's "<engine>@<node>"
 		runLabels := []string{b.Namespace, b.Name, string(r.Engine), medium, dataset, node}
 		for _, p := range runPhases {
@@ -202,22 +256,31 @@ func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []sample {
 			}
 		}
 		for _, p := range runPhasesOf(r, full[r.Name]) {
+			if !validLabel(p.Workload) {
+				bl.refused++ // the phase's series, counted as one
+				continue
+			}
 			l := []string{b.Namespace, b.Name, string(r.Engine), p.label, p.Workload, strconv.Itoa(int(p.Threads)),
 				strconv.Itoa(int(p.Iteration)), medium, dataset, node}
-			addPhase(add, l, p.PhaseResult)
+			addPhase(bl, l, p.PhaseResult)
 		}
 	}
-	if bl := b.Status.Baseline; bl != nil {
-		seen := map[string]bool{} // a workload listed twice would repeat a label set
-		for _, c := range bl.Changes {
-			l := []string{b.Namespace, b.Name, bl.Baseline, string(c.Engine), c.Workload, strconv.Itoa(int(c.Threads)), c.Metric, strconv.FormatBool(c.Regressed)}
-			if k := strings.Join(l[:7], "/"); !seen[k] {
-				seen[k] = true
-				add(descChange, c.Ratio, l...)
+	bl.left = -1
+	if c := b.Status.Baseline; c != nil {
+		seen := map[string]bool{} // a workload listed twice would repeat a point (regressed aside)
+		for _, ch := range c.Changes {
+			l := []string{b.Namespace, b.Name, c.Baseline, string(ch.Engine), ch.Workload, strconv.Itoa(int(ch.Threads)), ch.Metric, strconv.FormatBool(ch.Regressed)}
+			k := strings.Join(l[:7], "\xff")
+			if !validLabel(ch.Workload) || seen[k] {
+				bl.refused++
+				continue
 			}
+			seen[k] = true
+			add(descChange, ch.Ratio, l...)
 		}
 	}
-	return out
+	add(descRefused, float64(bl.refused), b.Namespace, b.Name)
+	return bl.out
 }
 
 // labelledPhase is a phase with its phase label.
@@ -247,7 +310,7 @@ func runPhasesOf(r kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
 		indexed = indexed && phases[i].Index > phases[i-1].Index
 	}
 	var out []labelledPhase
-	for i := range phases[:min(len(phases), MaxPhases)] {
+	for i := range phases {
 		idx := int(phases[i].Index)
 		if !indexed {
 			idx = i
@@ -265,7 +328,8 @@ func runPhasesOf(r kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
 }
 
 // addPhase adds one phase's series; absent numbers (nil fields) make no series.
-func addPhase(add func(d *prometheus.Desc, v float64, labels ...string), l []string, p *kvv1.PhaseResult) {
+func addPhase(bl *builder, l []string, p *kvv1.PhaseResult) {
+	add := bl.add
 	w := func(extra ...string) []string { return append(append([]string{}, l...), extra...) }
 	add(descOps, p.OpsPerSec, l...)
 	add(descOpLatency, p.MicrosPerOp/1e6, l...)
@@ -295,12 +359,11 @@ func addPhase(add func(d *prometheus.Desc, v float64, labels ...string), l []str
 	for _, q := range quantiles(p.LatencyMicros) {
 		add(descLatency, q.v/1e6, w(q.q)...)
 	}
-	seenOp := map[string]bool{}
 	for _, op := range p.Operations {
-		if seenOp[op.Name] {
+		if !validLabel(op.Name) {
+			bl.refused++
 			continue
 		}
-		seenOp[op.Name] = true
 		add(descOperationOps, op.OpsPerSec, w(op.Name)...)
 		for _, q := range quantiles(op.LatencyMicros) {
 			add(descOperationLatency, q.v/1e6, w(op.Name, q.q)...)

@@ -122,7 +122,7 @@ func TestCollectorPrefersFullResult(t *testing.T) {
 # TYPE kvbench_result_ops_per_second gauge
 kvbench_result_ops_per_second{` + base + `,phase="0",threads="4",workload="ycsb-a"} 100
 kvbench_result_ops_per_second{` + base + `,phase="1",threads="4",workload="pulse"} 10
-# HELP kvbench_result_operation_ops_per_second Throughput of one operation type of a mixed phase (YCSB read/update/insert/scan/readmodifywrite, readrandomwriterandom read/write).
+# HELP kvbench_result_operation_ops_per_second Throughput of one operation type of a mixed phase (YCSB READ/UPDATE/INSERT/SCAN/READ-MODIFY-WRITE, readrandomwriterandom read/write).
 # TYPE kvbench_result_operation_ops_per_second gauge
 kvbench_result_operation_ops_per_second{` + base + `,operation="read",phase="0",threads="4",workload="ycsb-a"} 60
 kvbench_result_operation_ops_per_second{` + base + `,operation="update",phase="0",threads="4",workload="ycsb-a"} 40
@@ -229,5 +229,59 @@ func TestCollectorEachNodeRunsHaveDistinctSeries(t *testing.T) {
 	}
 	if !nodes["n1"] || !nodes["n2"] || len(nodes) != 2 {
 		t.Fatalf("node label values = %v", nodes)
+	}
+}
+
+// Runner data cannot break or flood the registry: duplicate pulse rounds and operations, label
+// values outside the alphabet, values that are not finite and series over the budget are refused
+// and counted, and Gather succeeds.
+func TestCollectorRefusesWhatWouldBreakAScrape(t *testing.T) {
+	c := NewCollector()
+	reg := prometheus.NewPedanticRegistry()
+	if err := c.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	b := bench()
+	b.Status.Runs[0].Results = nil
+	full := &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Phases: []kvv1.PhaseResult{
+		{PhaseSummary: kvv1.PhaseSummary{Workload: "pulse", Threads: 1, OpsPerSec: 1},
+			PulseRounds: []kvv1.PulseRound{{Round: 1, TotalSeconds: 1}, {Round: 1, TotalSeconds: 2}}}, // 4 refused
+		{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: "ycsb-a", Threads: 1, OpsPerSec: 1, MBPerSec: 1e308, // bytes/s is +Inf: 1 refused
+			Operations: []kvv1.OperationSummary{{Name: "read"}, {Name: "read"}, {Name: "re\"ad"}, {Name: strings.Repeat("r", 65)}}}}, // 3 refused
+		{PhaseSummary: kvv1.PhaseSummary{Index: 2, Workload: "bad workload", OpsPerSec: 1}},          // 1 refused
+		{PhaseSummary: kvv1.PhaseSummary{Index: 3, Workload: strings.Repeat("w", 65), OpsPerSec: 1}}, // 1 refused
+	}}
+	c.Set(b, map[string]*kvv1.Result{"rocksdb": full})
+	if _, err := reg.Gather(); err != nil {
+		t.Fatal(err)
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP kvbench_result_series_refused Result series of a benchmark not exported: a label value from runner data outside the alphabet or over 64 bytes, a duplicate label set, a value that is not finite, or over the benchmark's series budget.
+# TYPE kvbench_result_series_refused gauge
+kvbench_result_series_refused{benchmark="b",namespace="ns"} 10
+`), "kvbench_result_series_refused"); err != nil {
+		t.Error(err)
+	}
+	if n, _ := testutil.GatherAndCount(reg, "kvbench_result_pulse_round_seconds"); n != 4 {
+		t.Errorf("pulse round series: %d, want the first round's 4", n)
+	}
+	if n, _ := testutil.GatherAndCount(reg, "kvbench_result_ops_per_second"); n != 2 {
+		t.Errorf("ops series: %d, want the 2 phases with valid workloads", n)
+	}
+
+	// The budget: a run of 20,000 phases gets MaxSeries, split between the runs.
+	big := &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion}
+	for i := range 20000 {
+		big.Phases = append(big.Phases, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: int32(i), Workload: "readrandom", Threads: 1, OpsPerSec: 1}})
+	}
+	b.Status.Runs = append(b.Status.Runs, *b.Status.Runs[0].DeepCopy())
+	b.Status.Runs[1].Name, b.Status.Runs[1].Engine = "pebble", kvv1.EnginePebble
+	c.Set(b, map[string]*kvv1.Result{"rocksdb": big, "pebble": big})
+	n, err := testutil.GatherAndCount(reg)
+	if err != nil || n > MaxSeries+4+2 || n < MaxSeries {
+		t.Errorf("%d series (err %v), want about the budget of %d", n, err, MaxSeries)
+	}
+	if n, _ := testutil.GatherAndCount(reg, "kvbench_run_phase"); n != 8 {
+		t.Errorf("run phase series: %d, want every run's", n)
 	}
 }

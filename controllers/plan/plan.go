@@ -41,9 +41,14 @@ type Run struct {
 	Config kvv1.RunnerConfig
 	// DatasetBytes is the logical dataset size (a metrics label and the tmpfs sizing input).
 	DatasetBytes int64
-	// Node pins the run to one node (spread EachNode, or a later engine under Sequential); empty
-	// lets the scheduler choose.
+	// Node pins the run to one node (spread EachNode, a later engine under Sequential, or the free
+	// node the operator chose for an exclusive run); empty lets the scheduler choose.
 	Node string
+	// Picked: Node is the operator's choice (a free node for an exclusive run), not the plan's, so
+	// another node may be chosen if the scheduler refuses this one before the run started.
+	Picked bool
+	// Avoid are nodes the scheduler must not use for an unpinned run (exclusive runs are there).
+	Avoid []string
 }
 
 // Plan returns the runs of b in spec order (spread AnyNode; EachNode benchmarks need PlanOn).
@@ -88,6 +93,9 @@ func engineRuns(b *kvv1.KVBenchmark, node string) []Run {
 		}
 		cfg.Settle = b.Spec.Settle.DeepCopy()
 		cfg.Reset = b.Spec.Reset
+		if cfg.Reset == "" && kvv1.EffectiveReset(&b.Spec) == kvv1.ResetPerIteration {
+			cfg.Reset = kvv1.ResetPerIteration // the default of a repeated sweep that writes
+		}
 		name, job := string(e.Name), JobName(b.Name, string(e.Name))
 		if node != "" {
 			// Node names are DNS subdomains; dots become dashes so the Job name stays a DNS label.
@@ -132,6 +140,9 @@ func SelectNodes(candidates []string, maxNodes int32) []string {
 type Start struct {
 	Index int
 	Node  string
+	// After: an earlier run of its Sequential group has finished, so this run continues the
+	// group on the node the group holds (see Hold).
+	After bool
 }
 
 // Wait is a run held back by the engine order, with the reason's message for its status.
@@ -140,13 +151,23 @@ type Wait struct {
 	Message string
 }
 
+// Hold is a Sequential group that has started and has runs left after its current one, or is
+// between engines: it keeps its node (and one concurrency slot) from one engine to the next, so
+// that no other benchmark runs between the engines of one comparison. Index is the group's current
+// run (running, or the next to start); Node is "" while that run has no node yet.
+type Hold struct {
+	Index int
+	Node  string
+}
+
 // Sequence decides which runs without a Job (missing: indices into runs whose status is Pending
 // and that have no Job) may be created now. Parallel: all of them, each on its planned node.
 // Sequential: per node group (the planned node under EachNode, one group otherwise) only the
 // first run that has not finished, and only when it is missing; it is pinned to its planned node,
 // else to the node an earlier run of the group used, so every engine of a comparison meets the
-// same machine. statuses are the runs' current statuses, parallel to runs.
-func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, missing []int) ([]Start, []Wait) {
+// same machine. statuses are the runs' current statuses, parallel to runs. Under Sequential it
+// also returns the groups that hold their node between engines.
+func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, missing []int) ([]Start, []Wait, []Hold) {
 	isMissing := map[int]bool{}
 	for _, i := range missing {
 		isMissing[i] = true
@@ -157,18 +178,22 @@ func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, 
 		for _, i := range missing {
 			starts = append(starts, Start{Index: i, Node: runs[i].Node})
 		}
-		return starts, waits
+		return starts, waits, nil
 	}
 	type group struct {
-		node    string // pin: planned node, or the first node a run of the group used
-		blocker int    // first unfinished run, -1 when none yet
+		node     string // pin: planned node, or the first node a run of the group used
+		blocker  int    // first unfinished run, -1 when none yet
+		finished bool   // a run before the blocker has finished
+		more     bool   // a run after the blocker is left
 	}
 	groups := map[string]*group{}
+	var order []*group
 	for i, r := range runs {
 		g := groups[r.Node]
 		if g == nil {
 			g = &group{node: r.Node, blocker: -1}
 			groups[r.Node] = g
+			order = append(order, g)
 		}
 		st := statuses[i]
 		finished := st.Phase == kvv1.RunSucceeded || st.Phase == kvv1.RunFailed
@@ -176,22 +201,32 @@ func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, 
 			if g.node == "" {
 				g.node = st.NodeName
 			}
+			g.finished = true
 			continue
 		}
 		if g.blocker < 0 {
 			g.blocker = i
 			if isMissing[i] {
-				starts = append(starts, Start{Index: i, Node: g.node})
+				starts = append(starts, Start{Index: i, Node: g.node, After: g.finished})
 			} else if g.node == "" {
-				g.node = st.NodeName // for the waiting runs' message only
+				g.node = st.NodeName // for the waiting runs' message and the hold
 			}
 			continue
 		}
+		g.more = g.more || !finished
 		if isMissing[i] {
 			waits = append(waits, Wait{Index: i, Message: waitMessage(runs[g.blocker].Name, g.node)})
 		}
 	}
-	return starts, waits
+	var holds []Hold
+	for _, g := range order {
+		// Between engines (a run finished, the next one has no Job yet), or a run with its Job and
+		// more to follow. The last run's Job holds its node itself.
+		if g.blocker >= 0 && ((g.finished && isMissing[g.blocker]) || (g.more && !isMissing[g.blocker])) {
+			holds = append(holds, Hold{Index: g.blocker, Node: g.node})
+		}
+	}
+	return starts, waits, holds
 }
 
 func waitMessage(blocker, node string) string {
@@ -201,13 +236,17 @@ func waitMessage(blocker, node string) string {
 	return fmt.Sprintf("placement.engines Sequential: runs after %s on node %s", blocker, node)
 }
 
-// DatasetBytes is the logical dataset size: size, or num x (keySize + average value size).
+// DatasetBytes is the logical dataset size: size, or num x (keySize + average value size) (YCSB
+// records: num x kvv1.YCSBEntryBytes).
 func DatasetBytes(d kvv1.DatasetSpec) int64 {
 	if d.Size != nil {
 		return d.Size.Value()
 	}
 	if d.Num == nil {
 		return 0
+	}
+	if d.YCSB != nil {
+		return int64(float64(*d.Num) * kvv1.YCSBEntryBytes(d))
 	}
 	value := int64(d.ValueSize)
 	if d.ValueSizeRange != nil {
@@ -217,9 +256,10 @@ func DatasetBytes(d kvv1.DatasetSpec) int64 {
 }
 
 // TmpfsBytes is the sizeLimit of a tmpfs run's emptyDir: storage.size if set, else everything the
-// memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and the overhead, the
-// same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this holds the dataset
-// (twice with reset perPoint: the checkpoint next to the database).
+// memory limit leaves after what the engine allocates (caches, memtables), the runner's buffers and
+// the overhead, the same model as the CRD's memory rule (kvv1.MemoryNeed), which guarantees that this
+// holds the engine's kvv1.VolumeNeed: the dataset's tables (twice with a reset's checkpoint, twice
+// more when anything writes), its WALs and flushes, and metadata.
 func TmpfsBytes(b *kvv1.KVBenchmark, e kvv1.EngineSpec) *resource.Quantity {
 	if b.Spec.Storage.Size != nil {
 		q := b.Spec.Storage.Size.DeepCopy()

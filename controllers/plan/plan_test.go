@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -148,9 +149,10 @@ func TestTmpfsBytes(t *testing.T) {
 		// leveldb and pebble: 4Mi x 2 memtables by default.
 		"pebble defaults": {w.MakeKVBenchmark("b", "ns").Memory("1Gi").Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "744Mi"},
 		// reset perPoint: the least memory the rule admits for the default 64Mi dataset leaves the
-		// tmpfs twice the dataset, room for the post-load checkpoint (pebble: 8Mi + 8Mi + 256Mi + 8Mi + 2 x 64Mi).
-		"reset perPoint at the rule's minimum": {w.MakeKVBenchmark("b", "ns").Memory("408Mi").EngineNames(kvv1.EnginePebble).
-			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "128Mi"},
+		// tmpfs twice the dataset's tables, room for the post-load checkpoint, and the WALs (pebble:
+		// 8Mi + 8Mi + 256Mi + 8Mi + 2 x 1.1 x 64Mi + 4 x 1.1 x 4Mi + 8Mi = 446.4Mi).
+		"reset perPoint at the rule's minimum": {w.MakeKVBenchmark("b", "ns").Memory("447Mi").EngineNames(kvv1.EnginePebble).
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj(), kvv1.EngineSpec{Name: kvv1.EnginePebble}, "167Mi"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -162,17 +164,35 @@ func TestTmpfsBytes(t *testing.T) {
 	}
 }
 
-// 408Mi is the least the memory rule admits for that reset perPoint spec, so no admitted spec's
-// tmpfs is smaller than twice its dataset.
-func TestTmpfsBytesResetPerPointMinimum(t *testing.T) {
-	b := w.MakeKVBenchmark("b", "ns").Memory("408Mi").EngineNames(kvv1.EnginePebble).
-		EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint }).Obj()
-	if !kvv1.MemoryFits(&b.Spec) {
-		t.Errorf("408Mi does not fit: need %.0f", kvv1.MemoryNeed(&b.Spec, b.Spec.Engines[0]))
-	}
-	b.Spec.Resources.Memory = resource.MustParse("407Mi")
-	if kvv1.MemoryFits(&b.Spec) {
-		t.Error("407Mi fits: the rule does not count the checkpoint")
+// At the least memory the rule admits, the tmpfs TmpfsBytes sizes holds the engine's whole
+// VolumeNeed: tables (twice with a checkpoint, twice more when the sweep writes), WALs and
+// metadata; one MiB less is refused. Issue 21: 428Mi gave a 32Mi dataset a 32Mi tmpfs, where
+// RocksDB's first preallocated WAL did not fit.
+func TestTmpfsAtTheMinimumHoldsTheVolume(t *testing.T) {
+	for _, engine := range []kvv1.EngineName{kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble} {
+		for name, edit := range map[string]func(*kvv1.KVBenchmarkSpec){
+			"read-only":      func(*kvv1.KVBenchmarkSpec) {},
+			"fillrandom":     func(s *kvv1.KVBenchmarkSpec) { s.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadFillRandom}} },
+			"reset perPoint": func(s *kvv1.KVBenchmarkSpec) { s.Reset = kvv1.ResetPerPoint },
+			"readrandom+fillrandom x3": func(s *kvv1.KVBenchmarkSpec) {
+				s.Workloads, s.Repeat = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}, {Name: kvv1.WorkloadFillRandom}}, 3
+			},
+		} {
+			b := w.MakeKVBenchmark("b", "ns").EngineNames(engine).DatasetSize("32Mi").EditSpec(edit).Obj()
+			e := b.Spec.Engines[0]
+			need := kvv1.MemoryNeed(&b.Spec, e)
+			b.Spec.Resources.Memory = *resource.NewQuantity(int64(math.Ceil(need/(1<<20)))<<20, resource.BinarySI)
+			if !kvv1.MemoryFits(&b.Spec) {
+				t.Errorf("%s %s: %s does not fit", engine, name, b.Spec.Resources.Memory.String())
+			}
+			if got, volume := TmpfsBytes(b, e).Value(), kvv1.VolumeNeed(&b.Spec, e); float64(got) < math.Floor(volume) {
+				t.Errorf("%s %s: at %s the tmpfs is %d bytes, below the volume need %.0f", engine, name, b.Spec.Resources.Memory.String(), got, volume)
+			}
+			b.Spec.Resources.Memory = *resource.NewQuantity(b.Spec.Resources.Memory.Value()-1<<20, resource.BinarySI)
+			if kvv1.MemoryFits(&b.Spec) {
+				t.Errorf("%s %s: %s fits, below the model", engine, name, b.Spec.Resources.Memory.String())
+			}
+		}
 	}
 }
 

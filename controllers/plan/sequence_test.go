@@ -44,15 +44,15 @@ func TestSequence(t *testing.T) {
 		},
 		"sequential: once the first finished, the second starts pinned to its node": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunSucceeded, "node-a"), pending, pending},
-			missing: []int{1, 2}, want: []Start{{Index: 1, Node: "node-a"}}, wantWaits: []int{2},
+			missing: []int{1, 2}, want: []Start{{Index: 1, Node: "node-a", After: true}}, wantWaits: []int{2},
 		},
 		"sequential: a failed run also hands over, and the pin is the first node used": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunFailed, "node-a"), st(kvv1.RunSucceeded, "node-a"), pending},
-			missing: []int{2}, want: []Start{{Index: 2, Node: "node-a"}},
+			missing: []int{2}, want: []Start{{Index: 2, Node: "node-a", After: true}},
 		},
 		"sequential: a first run that failed unscheduled leaves the next one unpinned": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunFailed, ""), pending, pending},
-			missing: []int{1, 2}, want: []Start{{Index: 1}}, wantWaits: []int{2},
+			missing: []int{1, 2}, want: []Start{{Index: 1, After: true}}, wantWaits: []int{2},
 		},
 		"sequential: all finished, nothing to do": {
 			mode: kvv1.EnginesSequential, runs: three,
@@ -68,7 +68,7 @@ func TestSequence(t *testing.T) {
 		},
 		"each node, sequential: one engine per node at a time, pinned to the planned node": {
 			mode: kvv1.EnginesSequential, runs: eachNode, statuses: []kvv1.RunStatus{pending, pending, st(kvv1.RunSucceeded, "n2"), pending},
-			missing: []int{0, 1, 3}, want: []Start{{Index: 0, Node: "n1"}, {Index: 3, Node: "n2"}}, wantWaits: []int{1},
+			missing: []int{0, 1, 3}, want: []Start{{Index: 0, Node: "n1"}, {Index: 3, Node: "n2", After: true}}, wantWaits: []int{1},
 		},
 		"each node, parallel: everything at once, each on its node": {
 			mode: kvv1.EnginesParallel, runs: eachNode, statuses: []kvv1.RunStatus{pending, pending, pending, pending},
@@ -81,7 +81,7 @@ func TestSequence(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			starts, waits := Sequence(tc.mode, tc.runs, tc.statuses, tc.missing)
+			starts, waits, _ := Sequence(tc.mode, tc.runs, tc.statuses, tc.missing)
 			if diff := cmp.Diff(tc.want, starts); diff != "" {
 				t.Errorf("starts (-want +got):\n%s", diff)
 			}
@@ -101,9 +101,45 @@ func TestSequence(t *testing.T) {
 
 func TestSequenceWaitMessageNamesBlockerAndNode(t *testing.T) {
 	runs := []Run{{Name: "rocksdb"}, {Name: "pebble"}}
-	_, waits := Sequence(kvv1.EnginesSequential, runs, []kvv1.RunStatus{{Phase: kvv1.RunRunning, NodeName: "node-a"}, {Phase: kvv1.RunPending}}, []int{1})
+	_, waits, _ := Sequence(kvv1.EnginesSequential, runs, []kvv1.RunStatus{{Phase: kvv1.RunRunning, NodeName: "node-a"}, {Phase: kvv1.RunPending}}, []int{1})
 	if len(waits) != 1 || waits[0].Message != "placement.engines Sequential: runs after rocksdb on node node-a" {
 		t.Fatalf("waits = %+v", waits)
+	}
+}
+
+func TestSequenceHoldsTheNodeBetweenEngines(t *testing.T) {
+	runs := []Run{{Name: "rocksdb"}, {Name: "pebble"}}
+	st := func(phase kvv1.RunPhase, node string) kvv1.RunStatus {
+		return kvv1.RunStatus{Phase: phase, NodeName: node}
+	}
+	pending := st(kvv1.RunPending, "")
+	eachNode := []Run{{Name: "rocksdb@n1", Node: "n1"}, {Name: "pebble@n1", Node: "n1"}, {Name: "rocksdb@n2", Node: "n2"}, {Name: "pebble@n2", Node: "n2"}}
+	cases := map[string]struct {
+		runs     []Run
+		statuses []kvv1.RunStatus
+		missing  []int
+		want     []Hold
+	}{
+		"not started: no hold":                        {runs: runs, statuses: []kvv1.RunStatus{pending, pending}, missing: []int{0, 1}},
+		"first engine placed: held for the second":    {runs: runs, statuses: []kvv1.RunStatus{st(kvv1.RunPending, "n1"), pending}, missing: []int{1}, want: []Hold{{Index: 0, Node: "n1"}}},
+		"first running":                               {runs: runs, statuses: []kvv1.RunStatus{st(kvv1.RunRunning, "n1"), pending}, missing: []int{1}, want: []Hold{{Index: 0, Node: "n1"}}},
+		"between engines":                             {runs: runs, statuses: []kvv1.RunStatus{st(kvv1.RunSucceeded, "n1"), pending}, missing: []int{1}, want: []Hold{{Index: 1, Node: "n1"}}},
+		"last engine running: its Job holds the node": {runs: runs, statuses: []kvv1.RunStatus{st(kvv1.RunSucceeded, "n1"), st(kvv1.RunRunning, "n1")}},
+		"done": {runs: runs, statuses: []kvv1.RunStatus{st(kvv1.RunSucceeded, "n1"), st(kvv1.RunFailed, "n1")}},
+		"each node: one hold per started node": {runs: eachNode,
+			statuses: []kvv1.RunStatus{st(kvv1.RunSucceeded, "n1"), pending, pending, pending}, missing: []int{1, 2, 3},
+			want: []Hold{{Index: 1, Node: "n1"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, holds := Sequence(kvv1.EnginesSequential, tc.runs, tc.statuses, tc.missing)
+			if diff := cmp.Diff(tc.want, holds); diff != "" {
+				t.Errorf("holds (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, _, holds := Sequence(kvv1.EnginesParallel, runs, []kvv1.RunStatus{st(kvv1.RunSucceeded, "n1"), pending}, []int{1}); holds != nil {
+		t.Errorf("Parallel holds %v", holds)
 	}
 }
 

@@ -21,18 +21,21 @@ import (
 
 // Labels on runner Jobs and pods.
 const (
-	LabelName       = "app.kubernetes.io/name"
-	LabelManagedBy  = "app.kubernetes.io/managed-by"
-	LabelBenchmark  = "kvbench.io/benchmark"
-	LabelRun        = "kvbench.io/run"
-	LabelEngine     = "kvbench.io/engine"
-	LabelMedium     = "kvbench.io/medium"
-	LabelExclusive  = "kvbench.io/exclusive"
-	RunnerAppName   = "kvbench-runner"
-	ManagerName     = "kvbench-operator"
-	ContainerName   = "runner"
-	MetricsPortName = "metrics"
-	MetricsPort     = 8080
+	LabelName      = "app.kubernetes.io/name"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	LabelBenchmark = "kvbench.io/benchmark"
+	LabelRun       = "kvbench.io/run"
+	LabelEngine    = "kvbench.io/engine"
+	LabelMedium    = "kvbench.io/medium"
+	LabelExclusive = "kvbench.io/exclusive"
+	// AnnotationPickedNode on a runner Job: the operator chose this node for the exclusive run
+	// (and may choose another if the scheduler refuses it before the run started).
+	AnnotationPickedNode = "kvbench.io/picked-node"
+	RunnerAppName        = "kvbench-runner"
+	ManagerName          = "kvbench-operator"
+	ContainerName        = "runner"
+	MetricsPortName      = "metrics"
+	MetricsPort          = 8080
 	// RunnerUID is the runner image's non-root user.
 	RunnerUID = 65532
 )
@@ -45,6 +48,12 @@ type Options struct {
 	NVMeNodeLabel string
 	// LocalNVMeStorageClass is the StorageClass of localNVMe PVCs when the spec names none.
 	LocalNVMeStorageClass string
+	// RunnerImagePullSecrets name Secrets that runner pods pull their image with; each must exist
+	// in every benchmark's namespace (a pod can only reference its own namespace's Secrets).
+	RunnerImagePullSecrets []string
+	// RunnerServiceAccount is the runner pods' service account ("" is the namespace's default).
+	// Its token is still not mounted: the runner never calls the API server.
+	RunnerServiceAccount string
 }
 
 // DefaultOptions are the manager flags' defaults.
@@ -68,7 +77,25 @@ func (o Options) Validate() error {
 	if o.LocalNVMeStorageClass == "" {
 		return fmt.Errorf("--local-nvme-storage-class must not be empty")
 	}
+	for _, s := range o.RunnerImagePullSecrets {
+		if errs := validation.IsDNS1123Subdomain(s); len(errs) > 0 {
+			return fmt.Errorf("--runner-image-pull-secrets: %q is not a Secret name: %s", s, strings.Join(errs, "; "))
+		}
+	}
+	if sa := o.RunnerServiceAccount; sa != "" {
+		if errs := validation.IsDNS1123Subdomain(sa); len(errs) > 0 {
+			return fmt.Errorf("--runner-service-account: %q is not a ServiceAccount name: %s", sa, strings.Join(errs, "; "))
+		}
+	}
 	return nil
+}
+
+func pullSecrets(names []string) []corev1.LocalObjectReference {
+	var refs []corev1.LocalObjectReference
+	for _, n := range names {
+		refs = append(refs, corev1.LocalObjectReference{Name: n})
+	}
+	return refs
 }
 
 // RunLabels select one run's Job and pods.
@@ -104,8 +131,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 	}
 	labels := RunLabels(b, run)
 	podLabels := maps.Clone(labels)
-	exclusive := b.Spec.Placement.Exclusive == nil || *b.Spec.Placement.Exclusive
-	if exclusive {
+	if Exclusive(b) {
 		podLabels[LabelExclusive] = "true"
 	}
 	nodeSelector, err := NodeSelector(b, opts)
@@ -141,10 +167,12 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
+					ServiceAccountName:           opts.RunnerServiceAccount,
+					ImagePullSecrets:             pullSecrets(opts.RunnerImagePullSecrets),
 					AutomountServiceAccountToken: ptr.To(false),
 					EnableServiceLinks:           ptr.To(false),
 					NodeSelector:                 nodeSelector,
-					Affinity:                     pinned(affinity(b, exclusive), run.Node),
+					Affinity:                     avoiding(pinned(affinity(b), run.Node), run.Avoid),
 					Tolerations:                  append([]corev1.Toleration(nil), b.Spec.Placement.Tolerations...),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),
@@ -156,7 +184,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 					Containers: []corev1.Container{{
 						Name:  ContainerName,
 						Image: image,
-						// Images are tagged with a version; no registry is needed once loaded.
+						// Referenced by digest (or a version tag): nothing to re-pull once on the node.
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						// The image's entrypoint is kvbench-runner.
 						Args: []string{
@@ -200,6 +228,9 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 				},
 			},
 		},
+	}
+	if run.Picked && run.Node != "" {
+		job.Annotations = map[string]string{AnnotationPickedNode: run.Node}
 	}
 	if b.Spec.Deadline != nil {
 		job.Spec.ActiveDeadlineSeconds = ptr.To(int64(b.Spec.Deadline.Seconds()))
@@ -254,30 +285,19 @@ func NodeSelector(b *kvv1.KVBenchmark, opts Options) (map[string]string, error) 
 	return sel, nil
 }
 
-// affinity is the user's affinity plus, when exclusive, a required anti-affinity against every other
-// runner pod on the same node. The scheduler also honours existing pods' anti-affinity, so a
-// non-exclusive runner cannot join a node where an exclusive one runs either.
-func affinity(b *kvv1.KVBenchmark, exclusive bool) *corev1.Affinity {
-	var a *corev1.Affinity
-	if b.Spec.Placement.Affinity != nil {
-		a = b.Spec.Placement.Affinity.DeepCopy()
+// Exclusive: b's runners want a node to themselves (placement.exclusive, default true).
+func Exclusive(b *kvv1.KVBenchmark) bool {
+	return b.Spec.Placement.Exclusive == nil || *b.Spec.Placement.Exclusive
+}
+
+// affinity is the user's affinity. Exclusivity is not the scheduler's job: the operator pins an
+// exclusive run to a node no other runner uses (controllers/slots), and keeps other runners off
+// it. A pod anti-affinity against runner pods would match a label any pod can carry.
+func affinity(b *kvv1.KVBenchmark) *corev1.Affinity {
+	if b.Spec.Placement.Affinity == nil {
+		return nil
 	}
-	if !exclusive {
-		return a
-	}
-	if a == nil {
-		a = &corev1.Affinity{}
-	}
-	if a.PodAntiAffinity == nil {
-		a.PodAntiAffinity = &corev1.PodAntiAffinity{}
-	}
-	a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
-		corev1.PodAffinityTerm{
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelName: RunnerAppName}},
-			TopologyKey:       corev1.LabelHostname,
-			NamespaceSelector: &metav1.LabelSelector{}, // all namespaces: a neighbour is a neighbour
-		})
-	return a
+	return b.Spec.Placement.Affinity.DeepCopy()
 }
 
 // PinnedNode is the node a pod spec is pinned to by pinned ("" when none).
@@ -296,6 +316,24 @@ func PinnedNode(ps *corev1.PodSpec) string {
 	return ""
 }
 
+// AvoidedNodes are the nodes a pod spec keeps away from by avoiding (nil when none).
+func AvoidedNodes(ps *corev1.PodSpec) []string {
+	a := ps.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range t.MatchFields {
+			if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpNotIn {
+				out = append(out, f.Values...)
+			}
+		}
+		return out // every term has the same ones
+	}
+	return nil
+}
+
 // pinned adds a required node affinity on the node's name to every term of a, so the pod lands on
 // node (when set) and the scheduler still checks its resources, taints and the user's terms.
 // (metadata.name rather than the hostname label, which need not equal the node name.)
@@ -303,6 +341,20 @@ func pinned(a *corev1.Affinity, node string) *corev1.Affinity {
 	if node == "" {
 		return a
 	}
+	return withNameRequirement(a, corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}})
+}
+
+// avoiding keeps the pod off nodes (when any): a NotIn on the node's name per node (a field
+// selector takes one value) in every term of a.
+func avoiding(a *corev1.Affinity, nodes []string) *corev1.Affinity {
+	for _, n := range nodes {
+		a = withNameRequirement(a, corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: []string{n}})
+	}
+	return a
+}
+
+// withNameRequirement ANDs req into every required node affinity term of a (a new term when none).
+func withNameRequirement(a *corev1.Affinity, r corev1.NodeSelectorRequirement) *corev1.Affinity {
 	if a == nil {
 		a = &corev1.Affinity{}
 	}
@@ -317,10 +369,9 @@ func pinned(a *corev1.Affinity, node string) *corev1.Affinity {
 	if len(req.NodeSelectorTerms) == 0 {
 		req.NodeSelectorTerms = []corev1.NodeSelectorTerm{{}}
 	}
-	// Terms are ORed, requirements within a term ANDed: the pin goes into every term.
+	// Terms are ORed, requirements within a term ANDed: the requirement goes into every term.
 	for i := range req.NodeSelectorTerms {
-		req.NodeSelectorTerms[i].MatchFields = append(req.NodeSelectorTerms[i].MatchFields,
-			corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}})
+		req.NodeSelectorTerms[i].MatchFields = append(req.NodeSelectorTerms[i].MatchFields, *r.DeepCopy())
 	}
 	return a
 }

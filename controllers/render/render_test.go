@@ -57,13 +57,6 @@ func TestJobTmpfs(t *testing.T) {
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr.To(false),
 					EnableServiceLinks:           ptr.To(false),
-					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-						RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-							LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{LabelName: RunnerAppName}},
-							TopologyKey:       "kubernetes.io/hostname",
-							NamespaceSelector: &metav1.LabelSelector{},
-						}},
-					}},
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532), FSGroup: ptr.To[int64](65532),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
@@ -186,18 +179,17 @@ func TestJobVariants(t *testing.T) {
 				}
 			},
 		},
-		"exclusive: user affinity plus the anti-affinity term; tolerations copied": {
+		"exclusive: user affinity as is (the operator, not a pod anti-affinity, keeps the node to itself); tolerations copied": {
 			in: w.MakeKVBenchmark("b", "ns").EditSpec(func(s *kvv1.KVBenchmarkSpec) {
 				s.Placement.Affinity = userAff
 				s.Placement.Tolerations = []corev1.Toleration{tol}
 			}).Obj(),
 			check: func(t *testing.T, j *batchv1.Job) {
-				a := j.Spec.Template.Spec.Affinity
-				if diff := cmp.Diff(userAff.NodeAffinity, a.NodeAffinity); diff != "" {
-					t.Errorf("node affinity (-want +got):\n%s", diff)
+				if diff := cmp.Diff(userAff, j.Spec.Template.Spec.Affinity); diff != "" {
+					t.Errorf("affinity (-want +got):\n%s", diff)
 				}
-				if n := len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); n != 1 {
-					t.Errorf("anti-affinity terms = %d, want 1", n)
+				if j.Spec.Template.Labels[LabelExclusive] != "true" {
+					t.Errorf("pod labels %v", j.Spec.Template.Labels)
 				}
 				if diff := cmp.Diff([]corev1.Toleration{tol}, j.Spec.Template.Spec.Tolerations); diff != "" {
 					t.Errorf("tolerations (-want +got):\n%s", diff)
@@ -272,6 +264,9 @@ func TestOptionsValidate(t *testing.T) {
 		"label no =":    func(o *Options) { o.NVMeNodeLabel = "disk" },
 		"label no key":  func(o *Options) { o.NVMeNodeLabel = "=nvme" },
 		"no NVMe class": func(o *Options) { o.LocalNVMeStorageClass = "" },
+		"bad secret":    func(o *Options) { o.RunnerImagePullSecrets = []string{"regcred", "Not_A_Name"} },
+		"empty secret":  func(o *Options) { o.RunnerImagePullSecrets = []string{""} },
+		"bad SA":        func(o *Options) { o.RunnerServiceAccount = "runner sa" },
 	} {
 		o := DefaultOptions()
 		mut(&o)
@@ -283,6 +278,39 @@ func TestOptionsValidate(t *testing.T) {
 
 // A pinned run (Sequential's later engines, EachNode) requires its node by name in every term of
 // the user's node affinity, and leaves the spec's affinity untouched.
+// Pull secrets and a service account for runner pods (--runner-image-pull-secrets,
+// --runner-service-account), for private registries; the token stays unmounted either way.
+func TestJobRunnerPullSecretsAndServiceAccount(t *testing.T) {
+	b := w.MakeKVBenchmark("b", "ns").Obj()
+	for name, c := range map[string]struct {
+		secrets []string
+		sa      string
+		want    []corev1.LocalObjectReference
+	}{
+		"defaults: none, the namespace's default service account": {},
+		"one secret":            {secrets: []string{"regcred"}, want: []corev1.LocalObjectReference{{Name: "regcred"}}},
+		"two secrets, in order": {secrets: []string{"b-cred", "a-cred"}, want: []corev1.LocalObjectReference{{Name: "b-cred"}, {Name: "a-cred"}}},
+		"service account":       {sa: "kvbench-runner"},
+		"both":                  {secrets: []string{"regcred"}, sa: "kvbench-runner", want: []corev1.LocalObjectReference{{Name: "regcred"}}},
+	} {
+		opts := DefaultOptions()
+		opts.RunnerImagePullSecrets, opts.RunnerServiceAccount = c.secrets, c.sa
+		if err := opts.Validate(); err != nil {
+			t.Fatalf("%s: Validate: %v", name, err)
+		}
+		ps := mustJob(t, b, opts).Spec.Template.Spec
+		if diff := cmp.Diff(c.want, ps.ImagePullSecrets); diff != "" {
+			t.Errorf("%s: imagePullSecrets (-want +got):\n%s", name, diff)
+		}
+		if ps.ServiceAccountName != c.sa {
+			t.Errorf("%s: serviceAccountName = %q, want %q", name, ps.ServiceAccountName, c.sa)
+		}
+		if ps.AutomountServiceAccountToken == nil || *ps.AutomountServiceAccountToken {
+			t.Errorf("%s: the runner's service account token is mounted", name)
+		}
+	}
+}
+
 func TestJobPinnedToNode(t *testing.T) {
 	pin := corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-a"}}
 	zone := func(z string) corev1.NodeSelectorTerm {
@@ -317,8 +345,13 @@ func TestJobPinnedToNode(t *testing.T) {
 		t.Errorf("PinnedNode = %q", got)
 	}
 
-	// No user affinity: one term with the pin, and the exclusive anti-affinity stays.
+	if j.Annotations[AnnotationPickedNode] != "" {
+		t.Error("a planned pin is marked as the operator's pick")
+	}
+
+	// No user affinity: one term with the pin; the operator's pick is marked as such.
 	b = w.MakeKVBenchmark("b", "ns").Obj()
+	run.Picked = true
 	j, err = Job(b, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -327,17 +360,44 @@ func TestJobPinnedToNode(t *testing.T) {
 	if diff := cmp.Diff([]corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{pin}}}, a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms); diff != "" {
 		t.Errorf("terms (-want +got):\n%s", diff)
 	}
-	if a.PodAntiAffinity == nil {
-		t.Error("exclusive anti-affinity lost")
+	if a.PodAntiAffinity != nil {
+		t.Errorf("pod anti-affinity %+v: exclusivity is the operator's", a.PodAntiAffinity)
+	}
+	if got := j.Annotations[AnnotationPickedNode]; got != "node-a" {
+		t.Errorf("picked annotation %q", got)
 	}
 
-	// Unpinned: no node affinity at all.
-	run.Node = ""
+	// Unpinned: no affinity at all.
+	run.Node, run.Picked = "", false
 	j, _ = Job(b, run, DefaultOptions())
-	if j.Spec.Template.Spec.Affinity.NodeAffinity != nil {
-		t.Errorf("unpinned run has node affinity %+v", j.Spec.Template.Spec.Affinity.NodeAffinity)
+	if j.Spec.Template.Spec.Affinity != nil {
+		t.Errorf("unpinned run has affinity %+v", j.Spec.Template.Spec.Affinity)
 	}
 	if got := PinnedNode(&j.Spec.Template.Spec); got != "" {
 		t.Errorf("PinnedNode of an unpinned run = %q", got)
+	}
+
+	// Avoiding nodes (a shared run kept off exclusive ones): NotIn in every term, read back.
+	b = w.MakeKVBenchmark("b", "ns").Exclusive(false).EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+		s.Placement.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{zone("a"), zone("b")}}}}
+	}).Obj()
+	run.Avoid = []string{"n1", "n2"}
+	j, _ = Job(b, run, DefaultOptions())
+	notIn := func(n string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpNotIn, Values: []string{n}}
+	}
+	withNotIn := func(term corev1.NodeSelectorTerm) corev1.NodeSelectorTerm {
+		term.MatchFields = []corev1.NodeSelectorRequirement{notIn("n1"), notIn("n2")} // one value per field selector
+		return term
+	}
+	if diff := cmp.Diff([]corev1.NodeSelectorTerm{withNotIn(zone("a")), withNotIn(zone("b"))}, j.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+	if got := AvoidedNodes(&j.Spec.Template.Spec); !cmp.Equal(got, []string{"n1", "n2"}) {
+		t.Errorf("AvoidedNodes = %v", got)
+	}
+	if PinnedNode(&j.Spec.Template.Spec) != "" {
+		t.Error("an avoiding run reads as pinned")
 	}
 }

@@ -218,38 +218,47 @@ func TestPulseRoundAccounting(t *testing.T) {
 	}
 }
 
+// YCSB's letters on real engines: YCSB's operation names, its counts (a read-modify-write is also
+// a READ and an UPDATE), and the engine calls YCSB's RocksDB binding makes for them.
 func TestYCSBWorkloads(t *testing.T) {
 	var ws []api.WorkloadSpec
 	for _, l := range []api.YCSBWorkload{"A", "B", "C", "D", "E", "F"} {
 		ws = append(ws, api.WorkloadSpec{Name: "ycsb", Num: i64(1000), YCSB: &api.YCSBSpec{Workload: l}})
 	}
-	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: dbDir(t), Threads: []int32{2},
-		Dataset: api.DatasetSpec{Num: i64(2000), LoadMode: api.LoadBulk}, Workloads: ws}
-	res, out, err := run(t, cfg)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	want := map[string][]string{"ycsb-a": {"read", "update"}, "ycsb-b": {"read", "update"}, "ycsb-c": {"read"},
-		"ycsb-d": {"read", "insert"}, "ycsb-e": {"insert", "scan"}, "ycsb-f": {"read", "readmodifywrite"}}
-	for _, p := range res.Phases {
-		var got []string
-		var sum int64
-		for _, o := range p.Operations {
-			got = append(got, o.Name)
-			sum += o.Ops
+	for _, eng := range []api.EngineName{api.EnginePebble, api.EngineRocksDB} {
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: eng}, DBPath: dbDir(t), Threads: []int32{2},
+			Dataset: api.DatasetSpec{Num: i64(2000), LoadMode: api.LoadBulk, YCSB: &api.YCSBRecordSpec{}}, Workloads: ws}
+		res, out, err := run(t, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", eng, err, out)
 		}
-		if strings.Join(got, ",") != strings.Join(want[p.Workload], ",") || sum != 2000 {
-			t.Errorf("%s: operations %v (sum %d)", p.Workload, got, sum)
+		if res.Dataset.KeySize != api.YCSBKeyBytes || res.Dataset.ValueSizeAvg != 1140 {
+			t.Errorf("%s: dataset %+v, want YCSB's records (23-byte keys counted, 10 x 100 bytes as 1140)", eng, res.Dataset)
 		}
-		// Every key read exists (the dataset plus inserts), so reads always find.
-		var reads int64
-		for _, o := range p.Operations {
-			if o.Name == "read" || o.Name == "readmodifywrite" {
-				reads += o.Ops
+		want := map[string][]string{"ycsb-a": {"READ", "UPDATE"}, "ycsb-b": {"READ", "UPDATE"}, "ycsb-c": {"READ"},
+			"ycsb-d": {"READ", "INSERT"}, "ycsb-e": {"INSERT", "SCAN"}, "ycsb-f": {"READ", "UPDATE", "READ-MODIFY-WRITE"}}
+		for _, p := range res.Phases {
+			var got []string
+			o := map[string]int64{}
+			for _, op := range p.Operations {
+				got = append(got, op.Name)
+				o[op.Name] = op.Ops
 			}
-		}
-		if *p.Found != reads {
-			t.Errorf("%s: found %d of %d reads", p.Workload, *p.Found, reads)
+			if strings.Join(got, ",") != strings.Join(want[p.Workload], ",") {
+				t.Errorf("%s %s: operations %v, want %v", eng, p.Workload, got, want[p.Workload])
+			}
+			rmw := o["READ-MODIFY-WRITE"]
+			if txn := o["READ"] - rmw + o["UPDATE"] - rmw + o["INSERT"] + o["SCAN"] + rmw; txn != 2000 || p.Ops != 2000 {
+				t.Errorf("%s %s: %d transactions (%v), phase ops %d, want 2000", eng, p.Workload, txn, o, p.Ops)
+			}
+			// merge updates: a get and a put each; every record read exists.
+			e := p.EngineOps
+			if e == nil || e.Gets != o["READ"]+o["UPDATE"] || e.Puts != o["UPDATE"]+o["INSERT"] || e.Seeks != o["SCAN"] ||
+				(o["SCAN"] > 0) != (e.Nexts > 0) {
+				t.Errorf("%s %s: engine calls %+v for %v", eng, p.Workload, e, o)
+			} else if *p.Found != e.Gets {
+				t.Errorf("%s %s: found %d of %d gets", eng, p.Workload, *p.Found, e.Gets)
+			}
 		}
 	}
 }
@@ -280,6 +289,40 @@ func TestErrors(t *testing.T) {
 		{"db_bench argument that is not a flag", func(c *api.RunnerConfig) {
 			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "readrandom"}}}
 		}, `"readrandom" is not a --flag`},
+		{"ycsb on db_bench keys", func(c *api.RunnerConfig) {
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "ycsb workloads need YCSB's records: dataset.ycsb"},
+		{"db_bench workload on YCSB records", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads = append(c.Workloads, api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}})
+		}, "workload fillseq needs db_bench's keys"},
+		{"key size on YCSB records", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB, c.Dataset.KeySize = &api.YCSBRecordSpec{}, 24
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "keySize, valueSize, valueSizeRange, prefixSize and keysPerPrefix do not apply"},
+		{"too many fields", func(c *api.RunnerConfig) {
+			n := int32(2000)
+			c.Dataset.YCSB = &api.YCSBRecordSpec{FieldCount: &n}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "fieldCount 2000 out of range [1, 1000]"},
+		{"record over 1Mi", func(c *api.RunnerConfig) {
+			l := int32(200_000)
+			c.Dataset.YCSB = &api.YCSBRecordSpec{FieldLength: &l}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "fieldCount x fieldLength at most 1Mi"},
+		{"unknown insert order", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{InsertOrder: "random"}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, `unknown insertOrder "random"`},
+		{"unknown update mode", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A", UpdateMode: "blind"}}}
+		}, `unknown updateMode "blind"`},
+		{"plain table on YCSB keys", func(c *api.RunnerConfig) {
+			c.Dataset.YCSB, c.Engine.Options.PlainTable = &api.YCSBRecordSpec{}, new(bool)
+			*c.Engine.Options.PlainTable = true
+			c.Workloads = []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}}
+		}, "plainTable needs fixed-length keys"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

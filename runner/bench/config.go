@@ -34,6 +34,43 @@ type Dataset struct {
 	Seed          uint64
 	LoadMode      api.LoadMode
 	KeyOrder      api.KeyOrder
+	// YCSB is the record layout of a dataset of YCSB records (nil: db_bench's keys and values).
+	// KeySize is then api.YCSBKeyBytes (the longest key) and ValueMin = ValueMax the record's length.
+	YCSB *ycsbRecords
+}
+
+// ycsbRecords is CoreWorkload's record layout: fieldcount, fieldlength, insertorder, zeropadding.
+type ycsbRecords struct {
+	fieldCount, fieldLength int
+	ordered                 bool
+	zeroPadding             int
+}
+
+func resolveYCSBRecords(s api.DatasetSpec) (*ycsbRecords, error) {
+	n, l := s.YCSBShape()
+	y := &ycsbRecords{fieldCount: int(n), fieldLength: int(l), zeroPadding: 1}
+	if z := s.YCSB.ZeroPadding; z != nil {
+		y.zeroPadding = int(*z)
+	}
+	switch s.YCSB.InsertOrder {
+	case "", api.YCSBInsertHashed:
+	case api.YCSBInsertOrdered:
+		y.ordered = true
+	default:
+		return nil, fmt.Errorf("dataset.ycsb: unknown insertOrder %q (hashed, ordered)", s.YCSB.InsertOrder)
+	}
+	switch {
+	case n < 1 || n > 1000:
+		return nil, fmt.Errorf("dataset.ycsb: fieldCount %d out of range [1, 1000]", n)
+	case l < 1 || n*l > 1<<20:
+		return nil, fmt.Errorf("dataset.ycsb: fieldLength %d must be at least 1, and fieldCount x fieldLength at most 1Mi", l)
+	case y.zeroPadding < 1 || y.zeroPadding > 19:
+		return nil, fmt.Errorf("dataset.ycsb: zeroPadding %d out of range [1, 19]", y.zeroPadding)
+	case s.KeySize != 0 && s.KeySize != DefaultKeySize || s.ValueSize != 0 && s.ValueSize != DefaultValueSize ||
+		s.ValueSizeRange != nil || s.PrefixSize != 0 || s.KeysPerPrefix != 0:
+		return nil, fmt.Errorf("dataset.ycsb: YCSB records are sized by fieldCount and fieldLength (keys are user + hash); keySize, valueSize, valueSizeRange, prefixSize and keysPerPrefix do not apply")
+	}
+	return y, nil
 }
 
 // Keys is the key formatter of the dataset.
@@ -60,7 +97,16 @@ func ResolveDataset(s api.DatasetSpec) (Dataset, error) {
 	if d.KeySize < 1 || d.KeySize > 1024 {
 		return d, fmt.Errorf("key size %d out of range [1, 1024]", d.KeySize)
 	}
-	if s.ValueSizeRange != nil {
+	if s.YCSB != nil {
+		y, err := resolveYCSBRecords(s)
+		if err != nil {
+			return d, err
+		}
+		n, l := s.YCSBShape()
+		d.YCSB, d.KeySize = y, api.YCSBKeyBytes
+		d.ValueMin = int(api.YCSBRecordBytes(n, l))
+		d.ValueMax = d.ValueMin
+	} else if s.ValueSizeRange != nil {
 		d.ValueMin, d.ValueMax = int(s.ValueSizeRange.Min), int(s.ValueSizeRange.Max)
 		if d.ValueMin < 0 || d.ValueMax < d.ValueMin || d.ValueMax > 64<<20 {
 			return d, fmt.Errorf("value size range [%d, %d] invalid (0 <= min <= max <= 64Mi)", d.ValueMin, d.ValueMax)
@@ -98,6 +144,9 @@ func ResolveDataset(s api.DatasetSpec) (Dataset, error) {
 		return d, fmt.Errorf("num %d is absurd (more than %d keys)", d.Num, maxKeys)
 	}
 	d.Ratio = 0.5
+	if d.YCSB != nil {
+		d.Ratio = 0 // YCSB's own field bytes
+	}
 	if s.CompressionRatioPercent > 0 {
 		if s.CompressionRatioPercent > 100 {
 			return d, fmt.Errorf("compression ratio %d%% out of range (1..100)", s.CompressionRatioPercent)
@@ -158,9 +207,9 @@ func Validate(cfg *api.RunnerConfig) error {
 		return fmt.Errorf("settle timeout %s must be positive", cfg.Settle.Timeout.Duration)
 	}
 	switch cfg.Reset {
-	case "", api.ResetNone, api.ResetPerPoint:
+	case "", api.ResetNone, api.ResetPerPoint, api.ResetPerIteration:
 	default:
-		return fmt.Errorf("unknown reset mode %q (none, perPoint)", cfg.Reset)
+		return fmt.Errorf("unknown reset mode %q (none, perPoint, perIteration)", cfg.Reset)
 	}
 	if len(cfg.Workloads) == 0 {
 		return fmt.Errorf("no workloads (--benchmarks)")
@@ -218,6 +267,22 @@ func Validate(cfg *api.RunnerConfig) error {
 				}
 			}
 		}
+	}
+	return checkYCSBDataset(cfg)
+}
+
+// checkYCSBDataset: ycsb workloads need YCSB records, which nothing but them can use.
+func checkYCSBDataset(cfg *api.RunnerConfig) error {
+	for _, w := range cfg.Workloads {
+		switch {
+		case w.Name == api.WorkloadYCSB && cfg.Dataset.YCSB == nil:
+			return fmt.Errorf("ycsb workloads need YCSB's records: dataset.ycsb (user + hash keys, fieldCount x fieldLength fields; {} for YCSB's defaults)")
+		case w.Name != api.WorkloadYCSB && !isStatsWorkload(w.Name) && cfg.Dataset.YCSB != nil:
+			return fmt.Errorf("workload %s needs db_bench's keys; the dataset holds YCSB records (dataset.ycsb), which only ycsb workloads use (the dataset's loadMode, --load, loads them)", w.Name)
+		}
+	}
+	if o := cfg.Engine.Options; cfg.Dataset.YCSB != nil && o.PlainTable != nil && *o.PlainTable {
+		return fmt.Errorf("plainTable needs fixed-length keys; YCSB's keys vary in length")
 	}
 	return nil
 }

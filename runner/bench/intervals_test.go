@@ -18,7 +18,7 @@ import (
 // and whenever the thread noticed the tick; the totals cover every operation. Times are given,
 // not measured.
 func TestIntervalP99(t *testing.T) {
-	iv := newIntervals([]opKind{opRead}, 2)
+	iv := newIntervals([]opKind{opRead}, nil, 2)
 	ts := make([]*thread, 2)
 	for i := range ts {
 		ts[i] = &thread{id: i, ivl: iv}

@@ -27,16 +27,18 @@ func (e *env) load(ctx context.Context, db engine.DB, dbPath string) (*api.Phase
 	if c, ok := db.(engine.IngestChecker); ok && c.CannotIngest() != "" {
 		canBulk, why = false, c.CannotIngest()
 	}
-	if mode == api.LoadBulk && (!canBulk || !e.ds.Keys().Sorted() && e.ds.KeysPerPrefix == 0) {
+	if mode == api.LoadBulk && (!canBulk || e.ds.YCSB == nil && !e.ds.Keys().Sorted() && e.ds.KeysPerPrefix == 0) {
 		fmt.Fprintf(e.progress, "note: %s; loading with sorted batched puts instead\n", why)
 		mode = api.LoadFillSeq
 	}
 	var res *api.PhaseResult
 	var err error
-	switch mode {
-	case api.LoadBulk:
-		res, err = e.bulkLoad(ctx, db, bl, dbPath)
-	case api.LoadFillSeq, api.LoadFillRandom:
+	switch {
+	case mode == api.LoadBulk && e.ds.YCSB != nil:
+		res, err = e.bulkLoad(ctx, db, bl, dbPath, e.ycsbSorted())
+	case mode == api.LoadBulk:
+		res, err = e.bulkLoad(ctx, db, bl, dbPath, e.dbBenchSorted())
+	case mode == api.LoadFillSeq || mode == api.LoadFillRandom:
 		res, err = e.putLoad(ctx, db, mode == api.LoadFillRandom)
 	default:
 		return nil, nil
@@ -47,11 +49,23 @@ func (e *env) load(ctx context.Context, db engine.DB, dbPath string) (*api.Phase
 	return res, nil
 }
 
-// putLoad writes every key once, in order or in a random permutation, in write batches.
+// putLoad writes every key once, in order or in a random permutation, in write batches. YCSB
+// records go in record-number order, as YCSB's load inserts them (with insertorder hashed, their
+// keys are in no order).
 func (e *env) putLoad(ctx context.Context, db engine.DB, random bool) (*api.PhaseResult, error) {
 	keys := e.ds.Keys()
 	n := uint64(e.ds.Num)
 	perm := keygen.NewPermutation(n, e.ds.Seed^0x10AD)
+	key := func(t *thread, v uint64) []byte { return keys.Put(t.key, v) }
+	value := func(t *thread, _ uint64) []byte { return t.values.Next() }
+	if y := e.ds.YCSB; y != nil {
+		recs := e.ycsbRecords()
+		key = func(t *thread, v uint64) []byte {
+			t.key = keygen.YCSBKey(t.key[:0], int64(v), !y.ordered, y.zeroPadding)
+			return t.key
+		}
+		value = func(_ *thread, i uint64) []byte { return recs.Record(i) }
+	}
 	p := &phase{name: "load", threads: 1, kinds: []opKind{opWrite}, expected: e.ds.Num}
 	p.work = func(t *thread) error {
 		b := db.NewBatch()
@@ -61,8 +75,8 @@ func (e *env) putLoad(ctx context.Context, db engine.DB, random bool) (*api.Phas
 			if random {
 				v = perm.At(i)
 			}
-			val := t.values.Next()
-			b.Put(keys.Put(t.key, v), val)
+			val := value(t, i)
+			b.Put(key(t, v), val)
 			t.bytes += int64(len(t.key) + len(val))
 			if b.Count() >= loadBatch || i == n-1 {
 				if err := b.Commit(); err != nil {
@@ -83,12 +97,30 @@ func (e *env) putLoad(ctx context.Context, db engine.DB, random bool) (*api.Phas
 	return &out.res, nil
 }
 
+// sortedSource hands bulk-load worker id of workers its share of the dataset, in key order
+// (worker ranges ascend with the id): add is called with each key and value.
+type sortedSource func(t *thread, workers int, add func(key, val []byte) error) error
+
+// dbBenchSorted: db_bench's keys in key order, contiguous ranges per worker.
+func (e *env) dbBenchSorted() sortedSource {
+	keys := e.ds.Keys()
+	order := keys.SortedOrder()
+	return func(t *thread, workers int, add func(key, val []byte) error) error {
+		from := e.ds.Num * int64(t.id) / int64(workers)
+		to := e.ds.Num * int64(t.id+1) / int64(workers)
+		for i := from; i < to && !t.stopped(); i++ {
+			if err := add(keys.Put(t.key, order(i)), t.values.Next()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // bulkLoad writes the dataset as sorted, non-overlapping table files (one writer per core over
 // contiguous key ranges), then ingests them all at once; they land in the bottom level without
 // compaction, which is what makes it much faster than puts.
-func (e *env) bulkLoad(ctx context.Context, db engine.DB, bl engine.BulkLoader, dbPath string) (*api.PhaseResult, error) {
-	keys := e.ds.Keys()
-	order := keys.SortedOrder()
+func (e *env) bulkLoad(ctx context.Context, db engine.DB, bl engine.BulkLoader, dbPath string, src sortedSource) (*api.PhaseResult, error) {
 	dir := filepath.Clean(dbPath) + ".ingest"
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
@@ -105,8 +137,6 @@ func (e *env) bulkLoad(ctx context.Context, db engine.DB, bl engine.BulkLoader, 
 	var files []string
 	p := &phase{name: "load", threads: workers, kinds: []opKind{opWrite}, expected: e.ds.Num}
 	p.work = func(t *thread) error {
-		from := e.ds.Num * int64(t.id) / int64(workers)
-		to := e.ds.Num * int64(t.id+1) / int64(workers)
 		var w engine.TableWriter
 		var size int64
 		seq := 0
@@ -118,7 +148,7 @@ func (e *env) bulkLoad(ctx context.Context, db engine.DB, bl engine.BulkLoader, 
 			w = nil
 			return err
 		}
-		for i := from; i < to && !t.stopped(); i++ {
+		err := src(t, workers, func(key, val []byte) error {
 			if w == nil {
 				name := filepath.Join(dir, fmt.Sprintf("w%03d-%06d.sst", t.id, seq))
 				seq++
@@ -131,19 +161,20 @@ func (e *env) bulkLoad(ctx context.Context, db engine.DB, bl engine.BulkLoader, 
 				mu.Unlock()
 				size = 0
 			}
-			val := t.values.Next()
-			if err := w.Add(keys.Put(t.key, order(i)), val); err != nil {
+			if err := w.Add(key, val); err != nil {
 				return err
 			}
-			n := int64(len(t.key) + len(val))
+			n := int64(len(key) + len(val))
 			t.bytes += n
 			size += n
 			t.done(opWrite)
 			if size >= bulkFileBytes {
-				if err := finish(); err != nil {
-					return err
-				}
+				return finish()
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		return finish()
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,10 +30,13 @@ const (
 	opInsert
 	opScan
 	opRMW
+	opReadInRMW   // a YCSB read-modify-write's read
+	opUpdateInRMW // and its update
 	numOpKinds
 )
 
-var opNames = [numOpKinds]string{"read", "write", "delete", "seek", "update", "insert", "scan", "readmodifywrite"}
+var opNames = [numOpKinds]string{"read", "write", "delete", "seek", "update", "insert", "scan", "readmodifywrite",
+	"read in readmodifywrite", "update in readmodifywrite"}
 
 // thread is one worker's state. Everything a worker touches per operation lives here, so the hot
 // loop shares nothing but its own (padded) progress counter.
@@ -47,6 +51,7 @@ type thread struct {
 	found int64
 	reads int64
 	bytes int64
+	eng   engineOps // engine calls, where a workload counts them (YCSB)
 	// last is the end of the previous operation: in a closed loop it is also the start of the
 	// next, so each operation costs one clock read.
 	last    time.Duration
@@ -218,6 +223,19 @@ func (t *thread) get(db engine.DB, keys keygen.Keys, v uint64) error {
 	return nil
 }
 
+// engineOps counts a thread's engine calls.
+type engineOps struct{ gets, puts, seeks, nexts int64 }
+
+func (a *engineOps) add(b engineOps) {
+	a.gets, a.puts, a.seeks, a.nexts = a.gets+b.gets, a.puts+b.puts, a.seeks+b.seeks, a.nexts+b.nexts
+}
+
+// reportedOp is an operation of a phase's breakdown and the op kinds it merges.
+type reportedOp struct {
+	name  string
+	kinds []opKind
+}
+
 // phase describes one measured run of a workload at a thread count.
 type phase struct {
 	name      string
@@ -228,6 +246,13 @@ type phase struct {
 	duration time.Duration
 	// kinds are the op kinds this phase records; the first is the one db_bench would report.
 	kinds []opKind
+	// inner are op kinds recorded inside another operation (a YCSB read-modify-write's read and
+	// update): in the breakdown (ops), not operations of their own, not in the phase's latency.
+	inner []opKind
+	// ops names the operation breakdown when it is not one entry per kind (YCSB's names).
+	ops []reportedOp
+	// engineOps reports the threads' engine call counts.
+	engineOps bool
 	// work is the per-thread body.
 	work func(t *thread) error
 	// background runs alongside the threads (readwhilewriting's writer) until they finish.
@@ -281,8 +306,9 @@ type phaseOutcome struct {
 // the handed-over histograms into the phase totals and into the interval's, and fills in an
 // interval's p99 once every worker has moved past it.
 type intervals struct {
-	ticks atomic.Int64 // report ticks so far; interval j ends at edges[j]
-	kinds []opKind     // the kinds the phase's latency covers (phase.kinds)
+	ticks atomic.Int64     // report ticks so far; interval j ends at edges[j]
+	kinds []opKind         // the kinds the workers record (phase.kinds and phase.inner)
+	inner [numOpKinds]bool // phase.inner: in the totals, not in the intervals' p99
 
 	mu     sync.Mutex
 	edges  []time.Duration // since base
@@ -303,11 +329,14 @@ type closedInterval struct {
 	hists [numOpKinds]*hist.Histogram
 }
 
-func newIntervals(kinds []opKind, threads int) *intervals {
-	iv := &intervals{kinds: kinds, cur: make([]int64, threads), open: map[int64]*hist.Histogram{},
+func newIntervals(kinds, inner []opKind, threads int) *intervals {
+	iv := &intervals{kinds: append(slices.Clone(kinds), inner...), cur: make([]int64, threads), open: map[int64]*hist.Histogram{},
 		p99: map[int64]float64{}, latest: -1}
-	for _, k := range kinds {
+	for _, k := range iv.kinds {
 		iv.total[k] = hist.New()
+	}
+	for _, k := range inner {
+		iv.inner[k] = true
 	}
 	return iv
 }
@@ -383,7 +412,9 @@ func (iv *intervals) collect() {
 				m = hist.New()
 				iv.open[c.idx] = m
 			}
-			m.Merge(h)
+			if !iv.inner[k] {
+				m.Merge(h)
+			}
 			h.Reset()
 			free = append(free, h)
 		}
@@ -412,21 +443,17 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	base := time.Now()
-	iv := newIntervals(p.kinds, p.threads)
+	iv := newIntervals(p.kinds, p.inner, p.threads)
 	ts := make([]*thread, p.threads)
 	for i := range ts {
 		seed := e.ds.Seed*1000003 + e.seedSalt*7919 + uint64(i) + 1
 		t := &thread{id: i, rand: keygen.NewRand(seed), key: e.ds.Keys().Make(),
 			values: keygen.NewValues(seed^0x5bd1e995, e.ds.Ratio, e.ds.ValueMin, e.ds.ValueMax),
 			base:   base, stop: &stop, ivl: iv}
-		for _, k := range p.kinds {
+		for _, k := range iv.kinds {
 			t.hist(k)
 		}
 		ts[i] = t
-	}
-	if p.duration > 0 {
-		timer := time.AfterFunc(p.duration, func() { stop.Store(true) })
-		defer timer.Stop()
 	}
 	go func() {
 		<-ctx.Done()
@@ -448,6 +475,12 @@ func (e *env) runPhase(ctx context.Context, p *phase) (*phaseOutcome, error) {
 		close(bgDone)
 	}
 	startAll := time.Since(base)
+	// The duration counts from the phase's own start, so its elapsed time is never shorter than
+	// asked (started before the set-up above, a loaded machine reported 0.198 s for 0.2 s).
+	if p.duration > 0 {
+		timer := time.AfterFunc(p.duration, func() { stop.Store(true) })
+		defer timer.Stop()
+	}
 	for i, t := range ts {
 		wg.Add(1)
 		go func() {
@@ -551,13 +584,18 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 	r := &out.res
 	r.Workload, r.Threads, r.Iteration = p.name, int32(p.threads), int32(p.iteration)
 	var ops, found, reads, bytes int64
+	var eng engineOps
 	var threadSeconds float64
 	for _, t := range ts {
 		ops += t.ops.Load()
 		found += t.found
 		reads += t.reads
 		bytes += t.bytes
+		eng.add(t.eng)
 		threadSeconds += (t.end - t.start).Seconds()
+	}
+	if p.engineOps {
+		r.EngineOps = &api.EngineOps{Gets: eng.gets, Puts: eng.puts, Seeks: eng.seeks, Nexts: eng.nexts}
 	}
 	// Every worker handed all its histograms over (finish) and the sampler merged them.
 	perKind := iv.total
@@ -583,15 +621,25 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 	out.merged = all
 	r.LatencyMicros = all.Percentiles()
 	r.Intervals = samples
-	if len(p.kinds) > 1 || bg != nil {
+	report := p.ops
+	if report == nil && (len(p.kinds) > 1 || bg != nil) {
 		for _, k := range p.kinds {
-			h := perKind[k]
-			if h == nil || h.Count() == 0 {
-				continue
-			}
-			r.Operations = append(r.Operations, api.OperationSummary{Name: opNames[k], Ops: h.Count(),
-				OpsPerSec: round1(float64(h.Count()) / secs), LatencyMicros: h.Percentiles()})
+			report = append(report, reportedOp{opNames[k], []opKind{k}})
 		}
+	}
+	for _, o := range report {
+		h := perKind[o.kinds[0]]
+		if len(o.kinds) > 1 {
+			h = hist.New()
+			for _, k := range o.kinds {
+				h.Merge(perKind[k])
+			}
+		}
+		if h == nil || h.Count() == 0 {
+			continue
+		}
+		r.Operations = append(r.Operations, api.OperationSummary{Name: o.name, Ops: h.Count(),
+			OpsPerSec: round1(float64(h.Count()) / secs), LatencyMicros: h.Percentiles()})
 	}
 	if bg != nil {
 		w := bg.ops.Load()

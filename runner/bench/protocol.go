@@ -219,7 +219,7 @@ func fileResidency(path string, page int64) (int64, int64, error) {
 }
 
 // pointPrep is what Run does before each measured sweep point, in this order: restore the
-// post-load checkpoint (reset: perPoint), warm up (run the workload and discard it), settle (wait
+// post-load checkpoint (reset: perPoint; perIteration restores at an iteration's start), warm up (run the workload and discard it), settle (wait
 // for idle flushes and compactions), evict the page cache (cacheMode cold) and check residency.
 // Each step ends where the next begins, so none undoes an earlier one's purpose.
 type pointPrep struct {
@@ -231,19 +231,32 @@ type pointPrep struct {
 	cp     *checkpoint
 	// restored puts the harness's own state (YCSB inserts, pulse window) back to the post-load one.
 	restored func()
+	// resetSeconds is the time of a restore not yet recorded in a phase's protocol (perIteration
+	// restores at the start of an iteration, before its first measured phase).
+	resetSeconds *float64
+}
+
+// reset restores the post-load checkpoint and the harness state; the next prepared phase records
+// how long it took.
+func (pp *pointPrep) reset() error {
+	start := time.Now()
+	if err := pp.cp.restore(pp.reopen); err != nil {
+		return fmt.Errorf("reset: restoring the post-load checkpoint: %w", err)
+	}
+	pp.restored()
+	s := round3(time.Since(start).Seconds())
+	pp.resetSeconds = &s
+	return nil
 }
 
 func (pp *pointPrep) prepare(ctx context.Context, w api.WorkloadSpec, warm func(api.WorkloadSpec) (*api.PhaseResult, error)) (*api.MeasurementProtocol, error) {
 	pr := &api.MeasurementProtocol{}
-	if pp.cp != nil {
-		start := time.Now()
-		if err := pp.cp.restore(pp.reopen); err != nil {
-			return nil, fmt.Errorf("reset: restoring the post-load checkpoint: %w", err)
+	if pp.cp != nil && pp.cfg.Reset == api.ResetPerPoint {
+		if err := pp.reset(); err != nil {
+			return nil, err
 		}
-		pp.restored()
-		s := round3(time.Since(start).Seconds())
-		pr.ResetSeconds = &s
 	}
+	pr.ResetSeconds, pp.resetSeconds = pp.resetSeconds, nil
 	if wu := w.Warmup; wu != nil {
 		ww := w
 		ww.Warmup, ww.Num, ww.Duration = nil, wu.Ops, wu.Duration

@@ -119,8 +119,15 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		if err := open(); err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(o.Stdout, "Engine:     %s\nKeys:       %d bytes each\nValues:     %s bytes each\nEntries:    %d\nRawSize:    %.1f MB (estimated)\n",
-			res.EngineVersion, ds.KeySize, valueDesc(ds), ds.Num, float64(res.Dataset.Bytes)/1048576)
+		keys := fmt.Sprintf("%d bytes each", ds.KeySize)
+		if y := ds.YCSB; y != nil {
+			keys = fmt.Sprintf("YCSB's, user + fnvhash64 (at most %d bytes)", ds.KeySize)
+			if y.ordered {
+				keys = fmt.Sprintf("YCSB's, user + record number (at most %d bytes)", ds.KeySize)
+			}
+		}
+		fmt.Fprintf(o.Stdout, "Engine:     %s\nKeys:       %s\nValues:     %s\nEntries:    %d\nRawSize:    %.1f MB (estimated)\n",
+			res.EngineVersion, keys, valueDesc(ds), ds.Num, float64(res.Dataset.Bytes)/1048576)
 		fmt.Fprintln(o.Stdout, "------------------------------------------------")
 		b := beginPhase(db, dev)
 		load, err := e.load(ctx, db, cfg.DBPath)
@@ -150,7 +157,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		pulse.hi = 0
 	}
 	pp := &pointPrep{cfg: &cfg, e: e, db: func() engine.DB { return db }, reopen: reopen}
-	if cfg.Reset == api.ResetPerPoint && !onlyDBBench {
+	if (cfg.Reset == api.ResetPerPoint || cfg.Reset == api.ResetPerIteration) && !onlyDBBench {
 		cp, err := takeCheckpoint(db, cfg.DBPath, reopen)
 		if err != nil {
 			return fail(fmt.Errorf("reset: checkpoint after the load: %w", err))
@@ -161,6 +168,11 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	}
 	salt := uint64(0)
 	for it := 0; it < repeat; it++ {
+		if it > 0 && cfg.Reset == api.ResetPerIteration && pp.cp != nil {
+			if err := pp.reset(); err != nil {
+				return fail(err)
+			}
+		}
 		for _, w := range cfg.Workloads {
 			threads := sweep
 			if len(w.Threads) > 0 {
@@ -293,10 +305,13 @@ func histWhat(w api.WorkloadName) string {
 }
 
 func valueDesc(ds Dataset) string {
-	if ds.ValueMin == ds.ValueMax {
-		return fmt.Sprint(ds.ValueMin)
+	if y := ds.YCSB; y != nil {
+		return fmt.Sprintf("%d bytes each (YCSB records: %d fields of %d bytes)", ds.ValueMin, y.fieldCount, y.fieldLength)
 	}
-	return fmt.Sprintf("%d..%d", ds.ValueMin, ds.ValueMax)
+	if ds.ValueMin == ds.ValueMax {
+		return fmt.Sprintf("%d bytes each", ds.ValueMin)
+	}
+	return fmt.Sprintf("%d..%d bytes each", ds.ValueMin, ds.ValueMax)
 }
 
 // resetDBDir empties the database directory before a fresh load, as db_bench destroys the DB

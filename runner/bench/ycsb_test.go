@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,10 @@ import (
 // draws counts the operations a mix picks over n uniform draws, as the YCSB hot loop draws them.
 func draws(m mix, n int) [numOpKinds]int {
 	var c [numOpKinds]int
-	r := keygen.NewRand(42)
+	r := keygen.NewSplitMix(42)
+	ops := newYCSBOps(m)
 	for i := 0; i < n; i++ {
-		c[m.op(int(r.Uint64n(mixScale)))]++
+		c[ops.pick(r.Float64())]++
 	}
 	return c
 }
@@ -95,7 +97,10 @@ func TestYCSBReadPercentStillApplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.dist, m.maxScan = "", 0
+		if !m.readAll || m.writeAll || m.overwrite {
+			t.Errorf("%s: %+v, want YCSB's defaults readallfields=true, writeallfields=false, merge", c.letter, m)
+		}
+		m.dist, m.maxScan, m.readAll = "", 0, false
 		if m != c.want {
 			t.Errorf("%s readPercent %d: %+v, want %+v", c.letter, c.pct, m, c.want)
 		}
@@ -130,7 +135,7 @@ func TestYCSBReadWriteRatioErrors(t *testing.T) {
 	}
 	// Run reports the same error before it opens anything.
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: filepath.Join(t.TempDir(), "db"),
-		Dataset:   api.DatasetSpec{LoadMode: api.LoadNone},
+		Dataset:   api.DatasetSpec{LoadMode: api.LoadNone, YCSB: &api.YCSBRecordSpec{}},
 		Workloads: []api.WorkloadSpec{{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "B", ReadWriteRatio: "0:0"}}}}
 	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "has no operations") {
 		t.Errorf("Run: %v", err)
@@ -146,7 +151,7 @@ func TestYCSBReadWriteRatioRun(t *testing.T) {
 		ws = append(ws, api.WorkloadSpec{Name: api.WorkloadYCSB, Num: &ops, YCSB: &api.YCSBSpec{Workload: "A", ReadWriteRatio: r}})
 	}
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: filepath.Join(t.TempDir(), "db"),
-		Threads: []int32{2}, Dataset: api.DatasetSpec{Num: &num, LoadMode: api.LoadBulk}, Workloads: ws}
+		Threads: []int32{2}, Dataset: api.DatasetSpec{Num: &num, LoadMode: api.LoadBulk, YCSB: &api.YCSBRecordSpec{}}, Workloads: ws}
 	res, err := Run(context.Background(), cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -161,22 +166,22 @@ func TestYCSBReadWriteRatioRun(t *testing.T) {
 		}
 		return m
 	}
-	if o := byName(res.Phases[0]); o["read"]+o["update"] != 2*ops || float64(o["read"])/float64(2*ops) < 0.955 {
+	if o := byName(res.Phases[0]); o["READ"]+o["UPDATE"] != 2*ops || float64(o["READ"])/float64(2*ops) < 0.955 {
 		t.Errorf("30:1: %v", o)
 	}
-	if o := byName(res.Phases[1]); o["read"] != 0 || o["update"] != 2*ops {
+	if o := byName(res.Phases[1]); o["READ"] != 0 || o["UPDATE"] != 2*ops {
 		t.Errorf("0:1: %v", o)
 	}
-	if o := byName(res.Phases[2]); o["update"] != 0 || o["read"] != 2*ops {
+	if o := byName(res.Phases[2]); o["UPDATE"] != 0 || o["READ"] != 2*ops {
 		t.Errorf("1:0: %v", o)
 	}
 }
 
 // YCSB E's scans open their iterator on the current state, as YCSB's client does, so they see the
-// keys inserted during the phase. Over a 10-key dataset with scans of up to 1000 entries, a scan
-// on a snapshot taken when the thread started could pass at most the 10 loaded entries.
+// records inserted during the phase. Over a 10-record dataset with scans of up to 1000 records, a
+// scan on a snapshot taken when the thread started could pass at most the 10 loaded records.
 func TestYCSBEScansSeeInserts(t *testing.T) {
-	ds, err := ResolveDataset(api.DatasetSpec{Num: ptr(int64(10)), LoadMode: api.LoadNone})
+	ds, err := ResolveDataset(api.DatasetSpec{Num: ptr(int64(10)), LoadMode: api.LoadNone, YCSB: &api.YCSBRecordSpec{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +190,9 @@ func TestYCSBEScansSeeInserts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	keys := ds.Keys()
-	val := make([]byte, ds.ValueMin)
-	for v := uint64(0); v < uint64(ds.Num); v++ {
-		if err := db.Put(keys.Put(keys.Make(), v), val); err != nil {
+	rec := make([]byte, ds.ValueMin)
+	for v := int64(0); v < ds.Num; v++ {
+		if err := db.Put(keygen.YCSBKey(nil, v, true, 1), rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,14 +211,115 @@ func TestYCSBEScansSeeInserts(t *testing.T) {
 	for _, o := range out.res.Operations {
 		ops[o.Name] = o.Ops
 	}
-	entry := int64(ds.KeySize + ds.ValueMin)
-	snapshotMax := ops["scan"]*ds.Num*entry + ops["insert"]*entry
-	if ops["insert"] == 0 || ops["scan"] == 0 {
+	entry := int64(api.YCSBKeyBytes + ds.ValueMin)
+	snapshotMax := ops["SCAN"]*ds.Num*entry + ops["INSERT"]*entry
+	if ops["INSERT"] == 0 || ops["SCAN"] == 0 {
 		t.Fatalf("operations %v", ops)
 	}
 	if got := out.threads[0].bytes; got <= snapshotMax {
-		t.Errorf("scans passed %d bytes, at most %d: they did not see the %d inserted keys", got, snapshotMax, ops["insert"])
+		t.Errorf("scans passed %d bytes, at most %d: they did not see the %d inserted records", got, snapshotMax, ops["INSERT"])
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// YCSB records loaded every way: each record 0..n-1 once under its YCSB key, whole. The bulk load
+// sorts a few key groups at a time; a budget of 500 numbers makes it take many passes.
+func TestYCSBLoad(t *testing.T) {
+	defer func(b int64) { ycsbSortBudget = b }(ycsbSortBudget)
+	ycsbSortBudget = 500
+	const n = 5000
+	for _, c := range []struct {
+		eng   api.EngineName
+		load  api.LoadMode
+		shape api.YCSBRecordSpec
+	}{
+		{api.EngineRocksDB, api.LoadBulk, api.YCSBRecordSpec{}},
+		{api.EnginePebble, api.LoadBulk, api.YCSBRecordSpec{InsertOrder: api.YCSBInsertOrdered}},
+		{api.EnginePebble, api.LoadBulk, api.YCSBRecordSpec{InsertOrder: api.YCSBInsertOrdered, ZeroPadding: ptr(int32(3)), FieldCount: ptr(int32(2))}},
+		{api.EngineLevelDB, api.LoadBulk, api.YCSBRecordSpec{}}, // falls back to puts in YCSB's order
+		{api.EngineRocksDB, api.LoadFillSeq, api.YCSBRecordSpec{FieldLength: ptr(int32(10))}},
+		{api.EnginePebble, api.LoadFillRandom, api.YCSBRecordSpec{}},
+	} {
+		name := fmt.Sprintf("%s %s %+v", c.eng, c.load, c.shape)
+		path := filepath.Join(t.TempDir(), "db")
+		shape := c.shape
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: c.eng}, DBPath: path, Threads: []int32{1},
+			Dataset:   api.DatasetSpec{Num: ptr(int64(n)), LoadMode: c.load, YCSB: &shape},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadWaitForCompaction}}}
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.Load == nil || res.Load.Ops != n {
+			t.Fatalf("%s: load %+v", name, res.Load)
+		}
+		ds, _ := ResolveDataset(cfg.Dataset)
+		db, err := engine.Open(c.eng, engine.Config{Path: path, MustExist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{}
+		for i := range int64(n) {
+			want[string(keygen.YCSBKey(nil, i, !ds.YCSB.ordered, ds.YCSB.zeroPadding))] = true
+		}
+		it := db.NewIterator()
+		got := 0
+		for it.SeekToFirst(); it.Valid(); it.Next() {
+			if !want[string(it.Key())] || it.ValueSize() != ds.ValueMin {
+				t.Fatalf("%s: key %q (%d bytes of value) is not a record's", name, it.Key(), it.ValueSize())
+			}
+			delete(want, string(it.Key()))
+			got++
+		}
+		it.Close()
+		db.Close()
+		if got != n || len(want) != 0 {
+			t.Errorf("%s: %d records, %d missing", name, got, len(want))
+		}
+	}
+}
+
+// updateMode overwrite puts the written field alone, without a get (the Pegasus binding); merge
+// reads the record and puts it whole (YCSB's RocksDB binding).
+func TestYCSBUpdateModes(t *testing.T) {
+	for _, mode := range []api.YCSBUpdateMode{api.YCSBUpdateMerge, api.YCSBUpdateOverwrite} {
+		path := filepath.Join(t.TempDir(), "db")
+		cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EnginePebble}, DBPath: path, Threads: []int32{2},
+			Dataset: api.DatasetSpec{Num: ptr(int64(1000)), LoadMode: api.LoadBulk, YCSB: &api.YCSBRecordSpec{}},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadYCSB, Num: ptr(int64(2000)),
+				YCSB: &api.YCSBSpec{Workload: "A", UpdateMode: mode}}}}
+		res, err := Run(context.Background(), cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := map[string]int64{}
+		for _, o := range res.Phases[0].Operations {
+			ops[o.Name] = o.Ops
+		}
+		e := res.Phases[0].EngineOps
+		wantGets := ops["READ"] + ops["UPDATE"]
+		if mode == api.YCSBUpdateOverwrite {
+			wantGets = ops["READ"]
+		}
+		if e == nil || e.Gets != wantGets || e.Puts != ops["UPDATE"] || ops["UPDATE"] == 0 {
+			t.Fatalf("%s: engine calls %+v for %v", mode, e, ops)
+		}
+		db, err := engine.Open(api.EnginePebble, engine.Config{Path: path, MustExist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes := map[int]int{}
+		it := db.NewIterator()
+		for it.SeekToFirst(); it.Valid(); it.Next() {
+			sizes[it.ValueSize()]++
+		}
+		it.Close()
+		db.Close()
+		oneField := 4 + len("field0") + 4 + 100
+		if mode == api.YCSBUpdateMerge && (len(sizes) != 1 || sizes[1140] != 1000) ||
+			mode == api.YCSBUpdateOverwrite && (sizes[oneField] == 0 || sizes[oneField]+sizes[1140] != 1000) {
+			t.Errorf("%s: record sizes %v", mode, sizes)
+		}
+	}
+}

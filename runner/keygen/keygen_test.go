@@ -85,7 +85,7 @@ func TestZipfianShape(t *testing.T) {
 	r := NewRand(7)
 	counts := make([]int, n)
 	for i := 0; i < draws; i++ {
-		counts[z.Next(r)]++
+		counts[z.Next(r.Float64())]++
 	}
 	zeta := Zeta(n, YCSBTheta)
 	for rank := 0; rank < 10; rank++ {

@@ -4,7 +4,8 @@ import "math"
 
 // Zipfian draws integers in [0, n) with P(i) proportional to 1/(i+1)^theta, using the
 // algorithm of Gray et al. ("Quickly generating billion-record synthetic databases") that YCSB's
-// ZipfianGenerator uses. Item 0 is the most popular.
+// ZipfianGenerator uses, over exactly n items. Item 0 is the most popular. It is the YCSB
+// distribution permutedZipfian's rank; YCSB's own generators are in ycsb.go.
 type Zipfian struct {
 	n                        uint64
 	theta, alpha, zetan, eta float64
@@ -38,9 +39,8 @@ func NewZipfianZeta(n uint64, theta, zetan float64) *Zipfian {
 	}
 }
 
-// Next draws one value using r.
-func (z *Zipfian) Next(r *Rand) uint64 {
-	u := r.Float64()
+// Next returns the value for the uniform draw u in [0, 1).
+func (z *Zipfian) Next(u float64) uint64 {
 	uz := u * z.zetan
 	if uz < 1 {
 		return 0

@@ -1,18 +1,29 @@
 //go:build e2e
 
-// Package e2e runs the operator, installed by its Helm chart, on a real cluster (hack/cluster-up.sh) with a
-// real Prometheus (hack/prometheus.sh). hack/e2e.sh (make test-e2e) brings all of that up, runs this suite
-// and tears the cluster down; see docs/e2e.md. Environment:
+// Package e2e runs the operator, installed from a registry as a user would (images by digest, the chart as an
+// OCI artifact: helm push, helm install oci://), on a real cluster with a real Prometheus. hack/e2e.sh (make
+// test-e2e) brings up the local cluster (hack/cluster-up.sh, with its registry) and Prometheus, pushes the images
+// and runs this suite in exactly the mode it would run against any other cluster; see docs/e2e.md.
+// Flags (go test … -args -e2e.registry=…), each defaulting to the environment variable named:
 //
-//	KUBECONFIG       admin kubeconfig of the cluster (required)
-//	KUBECTL, HELM    binaries (default: kubectl, helm on PATH)
-//	E2E_ARTIFACTS    directory for diagnostics of failed specs (default: a temp dir)
-//	E2E_NODE         the node name (default: the only node)
-//	NVME_LABEL       the chart's operator.nvmeNodeLabel (default NFD's storage-nonrotationaldisk=true)
+//	KUBECONFIG             admin kubeconfig of the cluster (required)
+//	-e2e.registry          E2E_REGISTRY: host[:port] the suite pushes its charts to (default: the images' registry)
+//	-e2e.plain-http        E2E_PLAIN_HTTP=1: that registry speaks plain HTTP (the local cluster's does)
+//	-e2e.operator-image    E2E_OPERATOR_IMAGE: REGISTRY/kvbench-operator@sha256:… (default: OPERATOR_IMAGE in
+//	-e2e.runner-image      E2E_RUNNER_IMAGE:   REGISTRY/kvbench-runner@sha256:…   bin/images/pushed.env)
+//	-e2e.prometheus-url    E2E_PROMETHEUS_URL: http://… of a Prometheus that selects every ServiceMonitor and PodMonitor
+//	                       (default: the Service monitoring/prometheus of hack/prometheus.sh, by its ClusterIP)
+//	KUBECTL, HELM          binaries (default: kubectl, helm on PATH)
+//	E2E_ARTIFACTS          directory for diagnostics of failed specs (default: a temp dir)
+//	E2E_NODE               the node name (default: the only node)
+//	NVME_LABEL             the chart's operator.nvmeNodeLabel (default NFD's storage-nonrotationaldisk=true)
+//
+// The cluster needs the local-NVMe fixture (StorageClass local-nvme, PVs, the node label: hack/local-nvme.sh).
 package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,10 +47,11 @@ import (
 const (
 	release    = "kvb"
 	releaseNS  = "kvbench-system"
-	chartPath  = "../../charts/kvbench-operator"
+	chartDir   = "../../charts/kvbench-operator"
 	crdName    = "kvbenchmarks.kvbench.io"
-	imageTag   = "v0.1.0"
 	managerSel = "app.kubernetes.io/instance=" + release + ",app.kubernetes.io/component=manager"
+	// scheduleCRD is the KVBenchmarkSchedule CRD, installed and deleted with the other.
+	scheduleCRD = "kvbenchmarkschedules.kvbench.io"
 )
 
 var (
@@ -49,8 +61,81 @@ var (
 	artifacts string
 	nodeName  string
 	nvmeLabel = envOr("NVME_LABEL", "feature.node.kubernetes.io/storage-nonrotationaldisk=true")
-	promURL   string
+
+	registry      = flag.String("e2e.registry", os.Getenv("E2E_REGISTRY"), "registry host[:port] the suite pushes its charts to (default: the operator image's)")
+	plainHTTP     = flag.Bool("e2e.plain-http", os.Getenv("E2E_PLAIN_HTTP") == "1", "the registry speaks plain HTTP")
+	operatorImage = flag.String("e2e.operator-image", os.Getenv("E2E_OPERATOR_IMAGE"), "operator image by digest (default: OPERATOR_IMAGE in bin/images/pushed.env)")
+	runnerImage   = flag.String("e2e.runner-image", os.Getenv("E2E_RUNNER_IMAGE"), "runner image by digest (default: RUNNER_IMAGE in bin/images/pushed.env)")
+	promURLFlag   = flag.String("e2e.prometheus-url", os.Getenv("E2E_PROMETHEUS_URL"), "Prometheus base URL (default: the monitoring/prometheus Service)")
+	promURL       string
+	// chart is the pushed chart (oci://REGISTRY/charts/kvbench-operator) and its version.
+	chart, chartVersion string
 )
+
+// digestRef is an image reference by digest, split into what the chart's image values take.
+type digestRef struct{ repository, digest string }
+
+var operatorRef, runnerRef digestRef
+
+func parseDigestRef(name, ref string) digestRef {
+	GinkgoHelper()
+	repo, digest, ok := strings.Cut(ref, "@")
+	Expect(ok && regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(digest)).To(BeTrue(),
+		"%s %q is not REPOSITORY@sha256:<digest> (make images-push REGISTRY=… writes bin/images/pushed.env)", name, ref)
+	return digestRef{repo, digest}
+}
+
+// pushedEnv reads KEY=VALUE lines of bin/images/pushed.env (make images-push), if it exists.
+func pushedEnv() map[string]string {
+	m := map[string]string{}
+	raw, err := os.ReadFile("../../bin/images/pushed.env")
+	if err != nil {
+		return m
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// pushChart packages a chart directory and pushes it to the registry (hack/chart-push.sh, as a release would),
+// returning the oci:// reference and the version.
+func pushChart(dir, version string) (string, string) {
+	GinkgoHelper()
+	cmd := exec.Command("../../hack/chart-push.sh")
+	cmd.Env = append(os.Environ(), "REGISTRY="+*registry, "CHART_DIR="+dir, "CHART_VERSION="+version, "HELM="+helm)
+	if *plainHTTP {
+		cmd.Env = append(cmd.Env, "PLAIN_HTTP=1")
+	}
+	out, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "chart-push.sh:\n%s", out)
+	kv := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			kv[k] = v
+		}
+	}
+	Expect(kv["CHART"]).To(HavePrefix("oci://"), "chart-push.sh:\n%s", out)
+	Expect(kv["CHART_DIGEST"]).To(HavePrefix("sha256:"))
+	return kv["CHART"], kv["CHART_VERSION"]
+}
+
+// helmFromRegistry runs a helm install/upgrade of the pushed chart with the images by digest.
+func helmFromRegistry(verb, name, ns, ref, version string, extra ...string) string {
+	GinkgoHelper()
+	args := []string{verb, name, ref, "--version", version, "-n", ns, "--create-namespace",
+		"--set", "image.repository=" + operatorRef.repository, "--set", "image.digest=" + operatorRef.digest,
+		"--set", "runner.repository=" + runnerRef.repository, "--set", "runner.digest=" + runnerRef.digest,
+		"--set", "operator.nvmeNodeLabel=" + nvmeLabel,
+		// Runner pods live tens of seconds here: scrape them faster than the chart's 15s.
+		"--set", "monitoring.podMonitor.interval=5s", "--wait", "--timeout", "3m"}
+	if *plainHTTP {
+		args = append(args, "--plain-http")
+	}
+	return run(helm, append(args, extra...)...)
+}
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -103,20 +188,44 @@ var _ = BeforeSuite(func() {
 		nodeName = nodes.Items[0].Name
 	}
 
-	var svc corev1.Service
-	Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: "monitoring", Name: "prometheus"}, &svc)).
-		To(Succeed(), "Prometheus is not installed (hack/prometheus.sh install)")
-	promURL = fmt.Sprintf("http://%s:9090", svc.Spec.ClusterIP)
+	pushed := pushedEnv()
+	if *operatorImage == "" {
+		*operatorImage = pushed["OPERATOR_IMAGE"]
+	}
+	if *runnerImage == "" {
+		*runnerImage = pushed["RUNNER_IMAGE"]
+	}
+	operatorRef, runnerRef = parseDigestRef("operator image", *operatorImage), parseDigestRef("runner image", *runnerImage)
+	if *registry == "" {
+		*registry, _, _ = strings.Cut(operatorRef.repository, "/")
+	}
 
-	By("installing the chart; the CRD is applied first, as for an upgrade (Helm installs crds/ only when missing)")
-	run(kubectl, "apply", "--server-side", "--force-conflicts", "-f", chartPath+"/crds")
-	run(helm, "upgrade", "--install", release, chartPath, "-n", releaseNS, "--create-namespace",
-		"--set", "image.tag="+imageTag, "--set", "runner.image=localhost/kvbench-runner:"+imageTag,
-		"--set", "operator.nvmeNodeLabel="+nvmeLabel, "--wait", "--timeout", "3m")
+	promURL = *promURLFlag
+	if promURL == "" {
+		var svc corev1.Service
+		Expect(k8s.Get(context.Background(), client.ObjectKey{Namespace: "monitoring", Name: "prometheus"}, &svc)).
+			To(Succeed(), "no -e2e.prometheus-url and no Service monitoring/prometheus (hack/prometheus.sh install)")
+		promURL = fmt.Sprintf("http://%s:9090", svc.Spec.ClusterIP)
+	}
+
+	By("pushing the chart to " + *registry + " and installing it from there (helm install oci://…, images by digest)")
+	chart, chartVersion = pushChart(chartDir, "")
+	helmFromRegistry("upgrade", release, releaseNS, chart, chartVersion, "--install")
 	Eventually(func() error {
 		_, err := tryRun(kubectl, "get", "crd", crdName)
 		return err
 	}, 30*time.Second).Should(Succeed())
+	By("the operator's image was pulled from the registry by digest")
+	var pods corev1.PodList
+	Expect(k8s.List(context.Background(), &pods, client.InNamespace(releaseNS), client.MatchingLabels{
+		"app.kubernetes.io/instance": release, "app.kubernetes.io/component": "manager"})).To(Succeed())
+	Expect(pods.Items).NotTo(BeEmpty())
+	for _, p := range pods.Items {
+		Expect(p.Spec.Containers[0].Image).To(Equal(*operatorImage))
+		for _, cs := range p.Status.ContainerStatuses {
+			Expect(cs.ImageID).To(HaveSuffix(operatorRef.digest), "pod %s", p.Name)
+		}
+	}
 })
 
 // Diagnostics of a failed spec, collected before the next spec changes the cluster.

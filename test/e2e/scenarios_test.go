@@ -25,7 +25,9 @@ import (
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
-// One Ordered container: the scenarios share the chart installed in BeforeSuite and end with helm uninstall.
+// One Ordered container: the scenarios share the chart installed in BeforeSuite and end with helm uninstall, then
+// the install paths that need the cluster without that release: a chart upgrade that changes the CRD, and the
+// one-file installer.
 // ContinueOnFailure: a failed scenario does not skip the others (each creates its own benchmarks).
 var _ = Describe("kvbench operator installed by the Helm chart", Ordered, ContinueOnFailure, func() {
 	var ns string
@@ -67,6 +69,11 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		out := run(kubectl, "get", "kvb", "-n", ns, "-o", "wide")
 		GinkgoWriter.Println(out)
 		AddReportEntry("kubectl get kvb -o wide", out)
+		// The default columns explain: progress in phases, the labelled headline.
+		out = run(kubectl, "get", "kvb", "rocksdb-tmpfs", "-n", ns)
+		Expect(out).To(MatchRegexp(`(?m)^NAME +ENGINES +DATASET +MEDIUM +PHASE +PROGRESS +REASON +VERDICT +RESULT +AGE$`))
+		Expect(out).To(MatchRegexp(`(?m)^rocksdb-tmpfs +rocksdb +16Mi +tmpfs +Succeeded +2/2 +rocksdb readrandom threads=2: [0-9]+ ops/s +`))
+		AddReportEntry("kubectl get kvb", out)
 	})
 
 	It("admits runner pods in a namespace enforcing Pod Security restricted", func() {
@@ -75,7 +82,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		Expect(nsObj.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
 		By("the namespace really enforces: a privileged pod is rejected")
 		bad := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "privileged", Namespace: ns}, Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{Name: "c", Image: "localhost/kvbench-runner:" + imageTag,
+			Containers: []corev1.Container{{Name: "c", Image: *runnerImage,
 				SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}}}
 		err := k8s.Create(ctx, bad, client.DryRunAll)
 		Expect(err).To(HaveOccurred())
@@ -128,10 +135,14 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("ends Failed with OOMKilled when db_bench's own memtable outgrows the memory limit", func() {
 		// Accepted by the CRD's memory rule, which counts what the runner's engine and buffers take (8Mi cache +
-		// 2 x 64Mi memtables + 256Mi overhead + 2Mi buffers <= 512Mi); dbBenchArgs are db_bench's own and not in
-		// the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
+		// 2 x 4Mi memtables + 256Mi overhead + 2Mi buffers + the tmpfs's WALs and metadata <= 512Mi); dbBenchArgs
+		// are db_bench's own and not in the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
 		// overhead (~30 bytes) exceeds these 20-byte keys+values, so 13M entries pass 512Mi in seconds.
 		b := tmpfsBench(ns, "oom", kvv1.EngineRocksDB)
+		// The runner's own engine (it only opens the empty database) gets 4Mi memtables, so that 512Mi
+		// holds its model, WALs on tmpfs included.
+		b.Spec.Engines[0].Options.WriteBufferSize = ptr.To(resource.MustParse("4Mi"))
+		b.Spec.Resources.Memory = resource.MustParse("512Mi")
 		b.Spec.Dataset = kvv1.DatasetSpec{Num: ptr.To[int64](1), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadNone}
 		b.Spec.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq",
 			"--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}}}
@@ -282,8 +293,8 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		}
 		ratios := map[string]bool{}
 		for _, p := range phases("seed-004-1kb", "ycsb-a") {
-			_, reads := opByName(p, "read")
-			_, updates := opByName(p, "update")
+			_, reads := opByName(p, "READ")
+			_, updates := opByName(p, "UPDATE")
 			ratios[fmt.Sprintf("reads=%t updates=%t", reads, updates)] = true
 		}
 		Expect(ratios).To(HaveKey("reads=false updates=true"), "0:1 is writes only")
@@ -339,12 +350,20 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectMeasurementProtocol(ns)
 	})
 
+	It("repeats a sweep that writes on the database the load left: readrandom + fillrandom x3 varies like readrandom alone", func() {
+		expectRepeatsMeasureTheSameDatabase(ns)
+	})
+
 	It("marks a rate-limited writer's missed target in status and in kubectl kvbench report, with its service time", func() {
 		expectRateTargetInReport(ns)
 	})
 
 	It("compares with spec.baseline: Regressed=True against a faster run, False against a slower one, the change ratio in Prometheus", func() {
 		baselineScenario(ns)
+	})
+
+	It("gives a verdict against a saved baseline (save, ConfigMap, spec.baseline), and none with repeat 1", func() {
+		savedBaselineVerdict(ns)
 	})
 
 	It("keeps the phases that finished when the deadline stops a sweep, says DeadlineExceeded, and labels live series", func() {
@@ -360,7 +379,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 	})
 
 	It("has data for every query of the chart's dashboard", func() {
-		dashboardHasData(ns)
+		dashboardHasData(ns, false)
 	})
 
 	It("records provenance (sha256 image digest, node fingerprint, seed) in status and archive; report --format tsv has a line per phase", func() {
@@ -369,6 +388,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("runs a two-engine benchmark's engines one after another on one node by default, and at once with Parallel", func() {
 		fairComparisons(ns)
+	})
+
+	It("hands a node from one exclusive run to the next within seconds, and keeps it for a comparison's second engine", func() {
+		nodeHandover(ns)
 	})
 
 	It("gives the operator's service account no Leases outside its namespace and nothing it does not use (kubectl auth can-i)", func() {
@@ -387,7 +410,15 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		expectEveryEngineAndMediumAccepted(ns)
 	})
 
-	It("helm uninstall leaves nothing behind (the suite deletes the CRD, which Helm never deletes)", func() {
+	It("runs a KVBenchmarkSchedule every minute (and on kubectl kvbench trigger) and keeps the runs' history", func() {
+		scheduleShort(ns)
+	})
+
+	It("reports one change point for a halved CPU limit in a schedule's template, alerts once in Prometheus, and clears it on ack", Label("schedule-long"), func() {
+		scheduleChangePoint(ns)
+	})
+
+	It("helm uninstall leaves nothing behind but the CRD (resource-policy keep), which the suite deletes", func() {
 		By("deleting the benchmarks while the operator runs (owner references remove their Jobs)")
 		Expect(k8s.DeleteAllOf(ctx, &kvv1.KVBenchmark{}, client.InNamespace(ns))).To(Succeed())
 		Eventually(func(g Gomega) {
@@ -404,7 +435,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 		run(helm, "uninstall", release, "-n", releaseNS, "--wait", "--timeout", "2m")
 		Eventually(func() string {
-			out, _ := tryRun(kubectl, "get", "all,cm,secret,sa,role,rolebinding,lease,servicemonitor,podmonitor",
+			out, _ := tryRun(kubectl, "get", "all,cm,secret,sa,role,rolebinding,lease,servicemonitor,podmonitor,prometheusrule",
 				"-n", releaseNS, "-o", "name")
 			left := []string{}
 			for _, l := range strings.Fields(out) {
@@ -412,7 +443,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 					left = append(left, l)
 				}
 			}
-			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding,servicemonitor,podmonitor", "-A",
+			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding,servicemonitor,podmonitor,prometheusrule", "-A",
 				"-l", "app.kubernetes.io/instance="+release, "-o", "name")
 			left = append(left, strings.Fields(out)...)
 			out, _ = tryRun(kubectl, "get", "clusterrole,clusterrolebinding", "-o", "name")
@@ -424,13 +455,21 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 			return strings.Join(left, " ")
 		}, time.Minute).Should(BeEmpty())
 
-		By("the CRD stays after helm uninstall (crds/ is install-only); delete it explicitly")
-		run(kubectl, "get", "crd", crdName)
-		run(kubectl, "delete", "crd", crdName, "--wait=true", "--timeout=60s")
+		By("the CRDs stay after helm uninstall (helm.sh/resource-policy: keep); delete them explicitly")
+		run(kubectl, "get", "crd", crdName, scheduleCRD)
+		run(kubectl, "delete", "crd", crdName, scheduleCRD, "--wait=true", "--timeout=60s")
 		out, _ := tryRun(kubectl, "get", "crd", "-o", "name")
 		Expect(out).NotTo(ContainSubstring("kvbench.io"))
 		out = run(kubectl, "get", "pods,jobs,pvc,configmaps", "-A", "-l", "app.kubernetes.io/managed-by=kvbench-operator", "-o", "name")
 		Expect(strings.TrimSpace(out)).To(BeEmpty())
+	})
+
+	It("helm upgrade applies a CRD change: a release whose CRD lacks spec.runnerImage accepts it after the upgrade", func() {
+		expectChartUpgradeAddsCRDField(ns)
+	})
+
+	It("installs from dist/install.yaml (make build-installer), runs a benchmark, and leaves nothing when deleted", func() {
+		expectInstallerRoundTrip(ns)
 	})
 })
 

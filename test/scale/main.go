@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -44,6 +45,8 @@ import (
 
 type options struct {
 	benchmarks, nodes, nvmeNodes, eachNode int
+	slots, exclusive                       int
+	result                                 string
 	runFor, timeout                        time.Duration
 	k8sBin, kwok, operator, ranges, out    string
 	workDir                                string
@@ -57,6 +60,9 @@ func main() {
 	flag.IntVar(&o.nodes, "nodes", 100, "simulated nodes")
 	flag.IntVar(&o.nvmeNodes, "nvme-nodes", 10, "of them labelled local NVMe")
 	flag.IntVar(&o.eachNode, "each-node", 10, "of the benchmarks, spread EachNode over the NVMe nodes")
+	flag.IntVar(&o.slots, "slots", 100, "the operator's --max-concurrent-runs (0: no limit)")
+	flag.IntVar(&o.exclusive, "exclusive", 0, "of the benchmarks, exclusive two-engine Sequential ones (the operator places them on free nodes)")
+	flag.StringVar(&o.result, "result", "", "a saved runner result (result.json) every simulated runner prints as its log, phase lines and result line; empty: pods have no logs")
 	flag.DurationVar(&o.runFor, "run-for", 30*time.Second, "how long a simulated runner pod runs")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up waiting after this long")
 	flag.StringVar(&o.k8sBin, "k8s-bin", "", "directory with etcd, kube-apiserver, kube-scheduler, kube-controller-manager (hack/k8s-binaries.sh)")
@@ -92,6 +98,10 @@ func (o *options) validate() error {
 		return errors.New("--nvme-nodes must be between 0 and --nodes")
 	case o.eachNode < 0 || o.eachNode > o.benchmarks || (o.eachNode > 0 && (o.nvmeNodes == 0 || o.nvmeNodes > 100)):
 		return errors.New("--each-node must be between 0 and --benchmarks, and needs 1-100 NVMe nodes")
+	case o.exclusive < 0 || o.eachNode+o.exclusive > o.benchmarks:
+		return errors.New("--exclusive must be between 0 and --benchmarks minus --each-node")
+	case o.slots < 0:
+		return errors.New("--slots must not be negative")
 	case o.k8sBin == "" || o.kwok == "" || o.operator == "":
 		return errors.New("--k8s-bin, --kwok and --operator are required")
 	}
@@ -172,12 +182,14 @@ func run(o options) (bool, error) {
 			return false, err
 		}
 		o.workDir = d
+	} else if err := os.MkdirAll(o.workDir, 0o755); err != nil {
+		return false, err
 	}
 	if !o.keep {
 		defer os.RemoveAll(o.workDir)
 	}
-	fmt.Printf("scale: %d benchmarks (%d EachNode) on %d simulated nodes (%d NVMe), pods run %s; logs in %s\n",
-		o.benchmarks, o.eachNode, o.nodes, o.nvmeNodes, o.runFor, o.workDir)
+	fmt.Printf("scale: %d benchmarks (%d EachNode, %d exclusive) on %d simulated nodes (%d NVMe), %d slots, pods run %s; logs in %s\n",
+		o.benchmarks, o.eachNode, o.exclusive, o.nodes, o.nvmeNodes, o.slots, o.runFor, o.workDir)
 
 	// etcd and kube-apiserver, with the CRDs.
 	root, err := repoRoot()
@@ -235,7 +247,9 @@ func run(o options) (bool, error) {
 		"--kube-api-qps=500", "--kube-api-burst=1000"); err != nil {
 		return false, err
 	}
-	kubeletPort, err := freePort() // nobody listens there: log reads fail at once
+	// The nodes' kubelet endpoint: KWOK's server, serving every runner the same log (--result), or a
+	// port nobody listens on (log reads fail at once).
+	kubeletPort, err := freePort()
 	if err != nil {
 		return false, err
 	}
@@ -243,12 +257,21 @@ func run(o options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	kwokArgs := []string{"--kubeconfig=" + kubeconfig, "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+		"--cidr=10.0.0.0/16", "--node-ip=127.0.0.1"}
+	if o.result != "" {
+		logs, server, err := kubeletLogs(o.workDir, o.result, kubeletPort)
+		if err != nil {
+			return false, err
+		}
+		st += "---\n" + logs
+		kwokArgs = append(kwokArgs, server...)
+	}
 	stageFile := filepath.Join(o.workDir, "kwok.yaml")
 	if err := os.WriteFile(stageFile, []byte(st), 0o600); err != nil {
 		return false, err
 	}
-	if _, err := launch("kwok", o.kwok, nil, "--kubeconfig="+kubeconfig, "--config="+stageFile,
-		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake", "--cidr=10.0.0.0/16", "--node-ip=127.0.0.1"); err != nil {
+	if _, err := launch("kwok", o.kwok, nil, append(kwokArgs, "--config="+stageFile)...); err != nil {
 		return false, err
 	}
 
@@ -290,7 +313,7 @@ func run(o options) (bool, error) {
 	}
 	// Plain HTTP metrics on loopback: the harness scrapes them without a service account token.
 	args := []string{"--leader-elect=false", "--metrics-secure=false", "--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort), "--max-concurrent-runs=0",
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort), "--max-concurrent-runs=" + strconv.Itoa(o.slots),
 		"--runner-image=localhost/kvbench-runner:v0.0.0-scale"}
 	args = append(args, strings.Fields(o.operatorArgs)...)
 	op, err := launch("operator", o.operator, append([]string{"KUBECONFIG=" + kubeconfig}, strings.Fields(o.operatorEnv)...), args...)
@@ -342,6 +365,9 @@ func run(o options) (bool, error) {
 		return false, err
 	}
 	if err := f.eachNodeReport(ctx, c, o); err != nil {
+		return false, err
+	}
+	if err := f.placementReport(ctx, c); err != nil {
 		return false, err
 	}
 
@@ -452,8 +478,9 @@ func untaint(ctx context.Context, c client.Client, nodes []corev1.Node) error {
 }
 
 // benchmarks is the mix: one, two (in sequence) or three (in parallel) engines, some on the NVMe
-// nodes only, and --each-node of them spread over every NVMe node. All tmpfs and tiny, and not
-// exclusive, so that 100 nodes hold them (KWOK has no volumes for PVC media).
+// nodes only, --each-node of them spread over every NVMe node, and --exclusive of them two-engine
+// Sequential comparisons that want a node to themselves. All tmpfs and tiny (KWOK has no volumes
+// for PVC media); the others not exclusive, so that 100 nodes hold them.
 func benchmarks(o options, nvmeKey, nvmeValue string) []*kvv1.KVBenchmark {
 	var out []*kvv1.KVBenchmark
 	for i := 0; i < o.benchmarks; i++ {
@@ -477,6 +504,10 @@ func benchmarks(o options, nvmeKey, nvmeValue string) []*kvv1.KVBenchmark {
 			b.Spec.Placement.Spread = kvv1.SpreadEachNode
 			b.Spec.Placement.MaxNodes = ptr.To(int32(o.nvmeNodes))
 			b.Spec.Placement.NodeSelector = map[string]string{nvmeKey: nvmeValue}
+		case i < o.eachNode+o.exclusive:
+			b.Name = fmt.Sprintf("excl%03d", i)
+			b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}, {Name: kvv1.EnginePebble}} // Sequential
+			b.Spec.Placement.Exclusive = ptr.To(true)
 		case i%4 == 1:
 			b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EnginePebble}}
 			b.Spec.Placement.NodeSelector = map[string]string{nvmeKey: nvmeValue}
@@ -543,6 +574,12 @@ type figures struct {
 	EachNodeRuns                []int
 	EachNodeDistinctNodes       []int
 	EachNodeSpread              string `json:"-"`
+	// Exclusive Sequential benchmarks: seconds from one engine's end to the next one's start
+	// (-1: none measured), and runs that shared a node with an exclusive run at the same time.
+	SequentialGapMaxSeconds float64
+	SequentialGaps          []float64 `json:"-"`
+	ExclusiveOverlaps       int
+	ExclusiveOverlapSample  string
 }
 
 func watchUntilDone(ctx context.Context, c client.Client, o options, applied time.Time, op *proc) (*figures, error) {
@@ -710,6 +747,13 @@ func (f *figures) eachNodeReport(ctx context.Context, c client.Client, o options
 	return nil
 }
 
+func median(sorted []float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	return sorted[len(sorted)/2]
+}
+
 func (f *figures) print() {
 	fmt.Printf(`scale: results
   benchmarks %d (runs %d) on %d nodes; applied in %.1fs
@@ -719,10 +763,12 @@ func (f *figures) print() {
   operator CPU %.1fs, max RSS %.1f MiB, API requests %.0f (%.1f per benchmark)
   archive: %d archived, %d with an error, %d undecided (all decided %.1fs); e.g. %q
   EachNode: runs %v, distinct nodes %v
+  exclusive Sequential: %d gaps between engines, median %.0fs, max %.0fs; runs sharing a node with an exclusive run: %d %s
 `, f.Benchmarks, f.Runs, f.Nodes, f.ApplySeconds, f.SecondsToAllPhases, f.SecondsToAllFirstJobs, f.SecondsToAllSucceeded,
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
 		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.CPUSeconds, f.MaxRSSMiB, f.APIRequests, f.APIRequestsPerBenchmark,
-		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes)
+		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes,
+		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.ExclusiveOverlaps, f.ExclusiveOverlapSample)
 	if f.EachNodeSpread != "" {
 		fmt.Println(f.EachNodeSpread)
 	}

@@ -175,6 +175,9 @@ type ranges struct {
 	MaxBenchmarksFailed        *int     `json:"maxBenchmarksFailed,omitempty"`
 	MaxBenchmarksLostPhase     *int     `json:"maxBenchmarksLostPhase,omitempty"`
 	MaxRunsArchivePending      *int     `json:"maxRunsArchivePending,omitempty"`
+	MaxRunsArchiveError        *int     `json:"maxRunsArchiveError,omitempty"`
+	MaxSequentialGapSeconds    *float64 `json:"maxSequentialGapSeconds,omitempty"`
+	MaxExclusiveOverlaps       *int     `json:"maxExclusiveOverlaps,omitempty"`
 }
 
 func loadRanges(path string) (*ranges, error) {
@@ -220,5 +223,8 @@ func (r *ranges) check(f *figures) []string {
 	maxI("benchmarksFailed", r.MaxBenchmarksFailed, f.BenchmarksFailed)
 	maxI("benchmarksLostPhase", r.MaxBenchmarksLostPhase, f.BenchmarksLostPhase)
 	maxI("runsArchivePending", r.MaxRunsArchivePending, f.RunsArchivePending)
+	maxI("runsArchiveError", r.MaxRunsArchiveError, f.RunsArchiveError)
+	maxF("sequentialGapMaxSeconds", r.MaxSequentialGapSeconds, f.SequentialGapMaxSeconds, f.SequentialGapMaxSeconds >= 0)
+	maxI("exclusiveOverlaps", r.MaxExclusiveOverlaps, f.ExclusiveOverlaps)
 	return out
 }

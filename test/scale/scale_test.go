@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"k8s.io/utils/ptr"
@@ -108,5 +109,46 @@ func TestRepoRangesLoad(t *testing.T) {
 		if r.MaxSecondsToAllSucceeded == nil || r.MaxReconcileP99Seconds == nil || r.MaxOperatorRSSMiB == nil || r.MaxReconcileErrors == nil {
 			t.Errorf("%s lacks one of the issue's targets", f)
 		}
+	}
+}
+
+// A simulated runner's log is a real runner's: a phase line per phase, then the result line,
+// without the engine (each run's archive takes its own).
+func TestRunnerLogIsARunnersLog(t *testing.T) {
+	file := filepath.Join("..", "..", "docs", "reproductions", "seed-002-10gi-evidence", "seed-002-defaults-rocksdb.result.json")
+	log, err := runnerLog(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	var res kvv1.Result
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(lines[len(lines)-1], kvv1.ResultLogPrefix)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Engine != "" || len(res.Phases) == 0 || len(lines) != len(res.Phases)+2 || len(log) < 64<<10 {
+		t.Fatalf("engine %q, %d phases, %d lines, %d bytes", res.Engine, len(res.Phases), len(lines), len(log))
+	}
+	for i, l := range lines[1 : len(lines)-1] {
+		var p kvv1.PhaseResult
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(l, kvv1.ResultPhaseLogPrefix)), &p); err != nil || p.Index != res.Phases[i].Index {
+			t.Fatalf("phase line %d: %v (index %d)", i, err, p.Index)
+		}
+	}
+}
+
+func TestCRILogSplitsLongLines(t *testing.T) {
+	long := strings.Repeat("x", 40<<10)
+	got := criLog("a\n"+long+"\n", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "2026-01-01T00:00:00Z stdout F a" || !strings.HasPrefix(lines[1], "2026-01-01T00:00:00Z stdout P x") ||
+		!strings.HasPrefix(lines[3], "2026-01-01T00:00:00Z stdout F x") {
+		t.Fatalf("%d lines: %.60q", len(lines), lines)
+	}
+	var back strings.Builder
+	for _, l := range lines[1:] {
+		back.WriteString(l[len("2026-01-01T00:00:00Z stdout P "):])
+	}
+	if back.String() != long {
+		t.Fatal("the chunks do not join back into the line")
 	}
 }

@@ -33,18 +33,31 @@ app.kubernetes.io/part-of: kvbench
 {{- end }}
 {{- end }}
 
+{{/* repository@digest when a digest is given, else repository:tag (tag defaults to v<appVersion>). */}}
+{{- define "kvbench-operator.imageRef" -}}
+{{- if .img.digest }}
+{{- printf "%s@%s" .img.repository .img.digest }}
+{{- else }}
+{{- printf "%s:%s" .img.repository (default (printf "v%s" .appVersion) .img.tag) }}
+{{- end }}
+{{- end }}
+
 {{- define "kvbench-operator.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default (printf "v%s" .Chart.AppVersion) .Values.image.tag) }}
+{{- include "kvbench-operator.imageRef" (dict "img" .Values.image "appVersion" .Chart.AppVersion) }}
 {{- end }}
 
 {{- define "kvbench-operator.runnerImage" -}}
-{{- default (printf "localhost/kvbench-runner:v%s" .Chart.AppVersion) .Values.runner.image }}
+{{- include "kvbench-operator.imageRef" (dict "img" .Values.runner "appVersion" .Chart.AppVersion) }}
 {{- end }}
 
 {{/* True when the cluster serves monitoring.coreos.com/v1 (prometheus-operator CRDs) or the value forces it. */}}
 {{- define "kvbench-operator.serviceMonitor.enabled" -}}
 {{- $m := .Values.monitoring.serviceMonitor }}
 {{- if and $m.enabled (or $m.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/ServiceMonitor")) }}true{{ end }}
+{{- end }}
+{{- define "kvbench-operator.prometheusRule.enabled" -}}
+{{- $m := .Values.monitoring.prometheusRule }}
+{{- if and $m.enabled (or $m.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule")) }}true{{ end }}
 {{- end }}
 {{- define "kvbench-operator.podMonitor.enabled" -}}
 {{- $m := .Values.monitoring.podMonitor }}

@@ -50,6 +50,10 @@ type benchFlags struct {
 	pulseRounds                            int
 	ycsbWorkload, ycsbDist, ycsbRWRatio    string
 	ycsbReadPercent, ycsbMaxScan           int
+	ycsbFieldCount, ycsbFieldLength        int
+	ycsbZeroPadding                        int
+	ycsbInsertOrder, ycsbUpdateMode        string
+	ycsbReadAll, ycsbWriteAll              bool
 	repeat                                 int
 	reportInterval                         time.Duration
 	warmupOps                              int64
@@ -133,16 +137,23 @@ func benchCmd() *cobra.Command {
 	fs.DurationVar(&f.pulseInterval, "pulse_interval", 5*time.Minute, "pulse: time between round starts")
 	fs.IntVar(&f.pulseRounds, "pulse_rounds", 7, "pulse: rounds")
 	fs.StringVar(&f.ycsbWorkload, "ycsb_workload", "A", "ycsb: core workload letter A-F (also --benchmarks=ycsba..ycsbf)")
-	fs.StringVar(&f.ycsbDist, "ycsb_distribution", "", "ycsb: zipfian, uniform or latest (default: the letter's)")
+	fs.StringVar(&f.ycsbDist, "ycsb_distribution", "", "ycsb: zipfian, uniform, latest or permutedZipfian (default: the letter's)")
 	fs.IntVar(&f.ycsbReadPercent, "ycsb_read_percent", -1, "ycsb: override the read percentage")
 	fs.StringVar(&f.ycsbRWRatio, "ycsb_read_write_ratio", "", "ycsb: override the mix as reads:writes, e.g. 30:1 (Pegasus's RW Ratio)")
 	fs.IntVar(&f.ycsbMaxScan, "ycsb_max_scan_length", 100, "ycsb E: maximum scan length")
+	fs.IntVar(&f.ycsbFieldCount, "ycsb_fieldcount", api.DefaultYCSBFieldCount, "ycsb: fields per record (fieldcount)")
+	fs.IntVar(&f.ycsbFieldLength, "ycsb_fieldlength", api.DefaultYCSBFieldLength, "ycsb: bytes per field (fieldlength)")
+	fs.StringVar(&f.ycsbInsertOrder, "ycsb_insertorder", "hashed", "ycsb: hashed (keys user+fnvhash64(n)) or ordered (user+n) (insertorder)")
+	fs.IntVar(&f.ycsbZeroPadding, "ycsb_zeropadding", 1, "ycsb: pad the key's number with zeros to this many digits (zeropadding)")
+	fs.BoolVar(&f.ycsbReadAll, "ycsb_readallfields", true, "ycsb: reads ask for every field (readallfields)")
+	fs.BoolVar(&f.ycsbWriteAll, "ycsb_writeallfields", false, "ycsb: updates write every field (writeallfields)")
+	fs.StringVar(&f.ycsbUpdateMode, "ycsb_update_mode", "merge", "ycsb: merge (get + put, YCSB's RocksDB binding) or overwrite (put the written fields)")
 	fs.IntVar(&f.repeat, "repeat", 1, "run the benchmark list this many times")
 	fs.DurationVar(&f.reportInterval, "report_interval", time.Second, "throughput time-series interval")
 	fs.Int64Var(&f.warmupOps, "warmup_ops", 0, "run this many operations per thread of each benchmark first and discard them")
 	fs.Float64Var(&f.warmupSeconds, "warmup_seconds", 0, "run each benchmark this many seconds first and discard it")
 	fs.DurationVar(&f.settleTimeout, "settle_timeout", 0, "before each benchmark wait up to this long for idle flushes and compactions (0: do not wait)")
-	fs.StringVar(&f.reset, "reset", "none", "none, or perPoint: restore a checkpoint taken after --load before each benchmark")
+	fs.StringVar(&f.reset, "reset", "none", "none, perPoint: restore a checkpoint taken after --load before each benchmark, or perIteration: before each --repeat iteration after the first")
 	fs.IntVar(&f.numLevels, "num_levels", 7, "LSM levels")
 	fs.IntVar(&f.cacheShardBits, "cache_numshardbits", 6, "block cache shards as a power of two")
 	fs.IntVar(&f.minLevelCompress, "min_level_to_compress", -1, "levels below this are not compressed (-1: all compressed)")
@@ -212,9 +223,8 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 	if fs.Changed("value_size_min") || fs.Changed("value_size_max") {
 		ds.ValueSizeRange = &api.SizeRange{Min: int32(f.valueMin), Max: int32(f.valueMax)}
 	}
-	ds.CompressionRatioPercent = int32(math.Round(f.compressionRatio * 100))
-	if ds.CompressionRatioPercent < 1 {
-		ds.CompressionRatioPercent = 1
+	if fs.Changed("compression_ratio") { // unset: db_bench's 0.5, or YCSB's own field bytes
+		ds.CompressionRatioPercent = max(1, int32(math.Round(f.compressionRatio*100)))
 	}
 	ds.PrefixSize, ds.KeysPerPrefix, ds.Seed = int32(f.prefixSize), int64(f.keysPerPrefix), f.seed
 	switch {
@@ -380,6 +390,13 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 			w.YCSB.ReadWriteRatio = f.ycsbRWRatio
 			m := int32(f.ycsbMaxScan)
 			w.YCSB.MaxScanLength = &m
+			readAll, writeAll := f.ycsbReadAll, f.ycsbWriteAll
+			w.YCSB.ReadAllFields, w.YCSB.WriteAllFields = &readAll, &writeAll
+			w.YCSB.UpdateMode = api.YCSBUpdateMode(f.ycsbUpdateMode)
+			// YCSB's workloads run on YCSB's records.
+			n, l, z := int32(f.ycsbFieldCount), int32(f.ycsbFieldLength), int32(f.ycsbZeroPadding)
+			cfg.Dataset.YCSB = &api.YCSBRecordSpec{FieldCount: &n, FieldLength: &l, ZeroPadding: &z,
+				InsertOrder: api.YCSBInsertOrder(f.ycsbInsertOrder)}
 		}
 		if w.Name != api.WorkloadPulse {
 			w.Warmup = warmup.DeepCopy()

@@ -324,17 +324,17 @@ func TestSeedFlagsAccepted(t *testing.T) {
 func TestBenchYCSBReadWriteRatioFlag(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "result.json")
-	args := []string{"bench", "--engine=pebble", "--db=" + filepath.Join(dir, "db"), "--benchmarks=fillseq,ycsbc",
+	args := []string{"bench", "--engine=pebble", "--db=" + filepath.Join(dir, "db"), "--benchmarks=ycsbc", "--load=fillseq",
 		"--num=500", "--ycsb_read_write_ratio=0:1", "--json=" + js}
 	if code := run(args, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	var r api.Result
 	b, _ := os.ReadFile(js)
-	if err := json.Unmarshal(b, &r); err != nil || len(r.Phases) != 2 {
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Phases) != 1 || r.Load == nil || r.Load.Ops != 500 {
 		t.Fatalf("result %v: %s", err, b)
 	}
-	if ops := r.Phases[1].Operations; len(ops) != 1 || ops[0].Name != "update" || ops[0].Ops != 500 {
+	if ops := r.Phases[0].Operations; len(ops) != 1 || ops[0].Name != "UPDATE" || ops[0].Ops != 500 {
 		t.Errorf("ycsb-c at 0:1: %+v", ops)
 	}
 	// Both overrides at once is an error, as in the API.
@@ -422,5 +422,38 @@ func TestLiveMetricsCarryRunLabels(t *testing.T) {
 	}
 	if n == 0 {
 		t.Errorf("no runner series:\n%s", text)
+	}
+}
+
+// The ycsb_* record and operation flags reach the dataset and the workload; db_bench benchmarks
+// cannot share a run with YCSB's records.
+func TestBenchYCSBRecordFlags(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "result.json")
+	args := []string{"bench", "--engine=pebble", "--db=" + filepath.Join(dir, "db"), "--benchmarks=ycsba", "--load=bulk",
+		"--num=300", "--ycsb_fieldcount=1", "--ycsb_fieldlength=320", "--ycsb_insertorder=ordered", "--ycsb_zeropadding=8",
+		"--ycsb_update_mode=overwrite", "--ycsb_writeallfields", "--json=" + js}
+	if code := run(args, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r api.Result
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Phases) != 1 {
+		t.Fatalf("result %v: %s", err, b)
+	}
+	if r.Dataset.KeySize != api.YCSBKeyBytes || r.Dataset.ValueSizeAvg != 4+6+4+320 {
+		t.Errorf("dataset %+v, want one 320-byte field", r.Dataset)
+	}
+	ops := map[string]int64{}
+	for _, o := range r.Phases[0].Operations {
+		ops[o.Name] = o.Ops
+	}
+	if e := r.Phases[0].EngineOps; e == nil || e.Gets != ops["READ"] || e.Puts != ops["UPDATE"] {
+		t.Errorf("overwrite updates: engine calls %+v for %v", e, ops)
+	}
+	var errOut strings.Builder
+	args = []string{"bench", "--engine=pebble", "--db=" + filepath.Join(dir, "db2"), "--benchmarks=fillseq,ycsba", "--num=300"}
+	if code := run(args, io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), "workload fillseq needs db_bench's keys") {
+		t.Errorf("fillseq with ycsba: exit %d, %s", code, errOut.String())
 	}
 }

@@ -1,0 +1,99 @@
+package controllers
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
+)
+
+// hostileLog is what issue 18's hostile runner writes: 10 MiB of tiny phase lines, then a ~31 MiB
+// result line whose first phase is a pulse with duplicate round numbers, values of 1e308 and an
+// overlong workload name, followed by 10.8 million phases of "{}".
+func hostileLog() string {
+	var b strings.Builder
+	for b.Len() < 10<<20 {
+		b.WriteString(kvv1.ResultPhaseLogPrefix + `{"workload":"x","threads":1}` + "\n")
+	}
+	pulse := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "pulse", Threads: 1, Ops: 10, Seconds: 1, OpsPerSec: 1e308, MicrosPerOp: 1e308,
+		Pulse: &kvv1.PulseSummary{Rounds: 2, MeanRoundSeconds: 1e308, MaxRoundSeconds: 1e308}},
+		PulseRounds: []kvv1.PulseRound{{Round: 1, TotalSeconds: 1}, {Round: 1, TotalSeconds: 2}}}
+	long := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: strings.Repeat("w", 5000) + `"{}\`, Threads: 1, OpsPerSec: 1e308,
+		Operations: []kvv1.OperationSummary{{Name: "read", OpsPerSec: 1}, {Name: "read", OpsPerSec: 2}, {Name: strings.Repeat("o", 500), OpsPerSec: 3}}}}
+	head, _ := json.Marshal([]kvv1.PhaseResult{pulse, long})
+	b.WriteString(kvv1.ResultLogPrefix + `{"schemaVersion":"` + kvv1.ResultSchemaVersion + `","engine":"rocksdb","phases":` +
+		strings.TrimSuffix(string(head), "]") + "," + strings.Repeat("{},", 31<<20/3) + "{}]}\n")
+	return b.String()
+}
+
+// Issue 18: a hostile runner took the operator down, and again after every restart. Now the
+// hostile run fails with what the limits left out, the operator stays up across a restart, a
+// benchmark alongside finishes, and the metrics gather.
+var _ = Describe("a hostile runner", func() {
+	It("fails its own run with the limits it broke, and no other benchmark notices, across an operator restart", func() {
+		op := startOperator(operatorOpts{config: Config{LogRefresh: 200 * time.Millisecond}})
+		ns := newNamespace()
+		deleteBenchmarksAfter(ns)
+		hostile := w.MakeKVBenchmark("hostile", ns).EngineNames(kvv1.EngineRocksDB).Obj()
+		calm := w.MakeKVBenchmark("calm", ns).EngineNames(kvv1.EngineRocksDB).Obj()
+		Expect(k8s.Create(ctx, hostile)).To(Succeed())
+		Expect(k8s.Create(ctx, calm)).To(Succeed())
+		hjob, cjob := eventuallyJob(ns, "hostile-rocksdb"), eventuallyJob(ns, "calm-rocksdb")
+		startJob(hjob, t0)
+		startJob(cjob, t0)
+		hpod, cpod := makePod(hjob, "node-a"), makePod(cjob, "node-b")
+		log := hostileLog()
+		op.logs.set(hpod, log)
+		setPodStatus(hpod, runningStatus(t0))
+
+		By("while it runs, its phase lines are read as summaries, at most the limit of them")
+		got := eventuallyRun(key(hostile), "rocksdb", func(r kvv1.RunStatus) bool { return r.Phase == kvv1.RunRunning && len(r.Results) > 0 })
+		Expect(len(got.Status.Runs[0].Results) + int(got.Status.Runs[0].Truncated)).To(BeNumerically("<=", kvv1.DefaultResultLimits.Phases))
+
+		By("the operator restarts while the hostile pod ends; the new one reads its whole log")
+		op.Stop()
+		op = startOperator(operatorOpts{config: Config{LogRefresh: 200 * time.Millisecond}})
+		defer op.Stop()
+		op.logs.set(hpod, log)
+		op.logs.set(cpod, runnerLog(fullResult(kvv1.EngineRocksDB, 1)))
+		setPodStatus(hpod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed", summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 1000, 10))))
+		setJobStatus(hjob, true, "", "", t0, t0.Add(time.Minute))
+		setPodStatus(cpod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed", summary(kvv1.EngineRocksDB, "", phase("readrandom", 1, 100000, 10))))
+		setJobStatus(cjob, true, "", "", t0, t0.Add(time.Minute))
+
+		Expect(eventuallyPhase(key(calm), kvv1.PhaseSucceeded).Status.Runs[0].Results).NotTo(BeEmpty())
+		got = eventuallyPhase(key(hostile), kvv1.PhaseFailed)
+		r := got.Status.Runs[0]
+		Expect(r.Reason).To(Equal(kvv1.ReasonResultOverLimits))
+		Expect(r.Message).To(And(ContainSubstring("phase line(s) over the limit of 10000"), ContainSubstring("phases item(s) over the limit of 10000")))
+		Expect(eventsFor(ns, "hostile")).To(ContainElement(And(HaveField("Reason", EventRunFailed), HaveField("Message", ContainSubstring(kvv1.ReasonResultOverLimits)))))
+
+		By("what fit is archived, saying what was left out")
+		got = eventuallyRun(key(hostile), "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		fr := got.Status.Runs[0].FullResult
+		Expect(fr.Error).To(BeEmpty())
+		Expect(fr.Dropped).To(ContainElement(archive.DroppedOverLimits))
+		var cm corev1.ConfigMap
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: fr.ConfigMap}, &cm)).To(Succeed())
+		res, err := archive.FromConfigMap(&cm, got, fr.SHA256)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Phases).To(HaveLen(kvv1.DefaultResultLimits.Phases))
+		Expect(res.Error).To(ContainSubstring("over the operator's limits"))
+		Expect(len(res.Phases[1].Workload)).To(Equal(kvv1.DefaultResultLimits.String))
+
+		By("the metrics gather, with the hostile benchmark's valid series")
+		Eventually(func(g Gomega) {
+			families, err := op.registry.Gather()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(families).NotTo(BeEmpty())
+		}, timeout, interval).Should(Succeed())
+	})
+})

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+// runnerLog is what a runner prints for a saved result: a phase line per phase as it finishes,
+// then the result line. The engine is left out, so each run's archive names its own.
+func runnerLog(resultFile string) (string, error) {
+	raw, err := os.ReadFile(resultFile)
+	if err != nil {
+		return "", err
+	}
+	var res kvv1.Result
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return "", fmt.Errorf("%s: %w", resultFile, err)
+	}
+	if len(res.Phases) == 0 {
+		return "", fmt.Errorf("%s: no phases", resultFile)
+	}
+	res.Engine = ""
+	var sb strings.Builder
+	sb.WriteString("simulated runner (kwok): the log of " + filepath.Base(resultFile) + "\n")
+	for _, p := range res.Phases {
+		line, err := json.Marshal(p)
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(kvv1.ResultPhaseLogPrefix + string(line) + "\n")
+	}
+	line, err := json.Marshal(res)
+	if err != nil {
+		return "", err
+	}
+	sb.WriteString(kvv1.ResultLogPrefix + string(line) + "\n")
+	return sb.String(), nil
+}
+
+// kubeletLogs sets KWOK's server up as every node's kubelet endpoint on port (HTTPS with a
+// self-signed certificate: the API server does not verify kubelets it has no CA for), serving
+// the runner log of resultFile for every runner container. It returns KWOK's ClusterLogs
+// document and its server flags.
+func kubeletLogs(dir, resultFile string, port int) (string, []string, error) {
+	log, err := runnerLog(resultFile)
+	if err != nil {
+		return "", nil, err
+	}
+	logFile := filepath.Join(dir, "runner.log")
+	if err := os.WriteFile(logFile, []byte(criLog(log, time.Now())), 0o644); err != nil {
+		return "", nil, err
+	}
+	cert, key := filepath.Join(dir, "kubelet.crt"), filepath.Join(dir, "kubelet.key")
+	if err := selfSigned(cert, key); err != nil {
+		return "", nil, err
+	}
+	fmt.Printf("scale: simulated runners print %s (%d KiB)\n", resultFile, len(log)>>10)
+	doc := fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: runner
+spec:
+  logs:
+  - containers: [runner]
+    logsFile: %s
+`, logFile)
+	return doc, []string{fmt.Sprintf("--server-address=127.0.0.1:%d", port), "--tls-cert-file=" + cert, "--tls-private-key-file=" + key}, nil
+}
+
+// criLog is text as a container runtime stores it for the kubelet: each line timestamped, from
+// stdout, split into partial (P) chunks of 16 KiB and a full (F) last one, as containerd does.
+func criLog(text string, at time.Time) string {
+	const chunk = 16 << 10
+	ts := at.UTC().Format(time.RFC3339Nano)
+	var sb strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		for len(line) > chunk {
+			sb.WriteString(ts + " stdout P " + line[:chunk] + "\n")
+			line = line[chunk:]
+		}
+		sb.WriteString(ts + " stdout F " + line + "\n")
+	}
+	return sb.String()
+}
+
+func selfSigned(certFile, keyFile string) error {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kwok-kubelet"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		return err
+	}
+	kb, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+}
+
+// placementReport measures the operator's placement from the runs' times in status: the longest
+// gap between the engines of an exclusive Sequential benchmark (from one's end to the next one's
+// start), and how often an exclusive run shared its node with another run at the same time.
+func (f *figures) placementReport(ctx context.Context, c client.Client) error {
+	var list kvv1.KVBenchmarkList
+	if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+		return err
+	}
+	type span struct {
+		who        string
+		exclusive  bool
+		start, end time.Time
+	}
+	byNode := map[string][]span{}
+	f.SequentialGapMaxSeconds = -1
+	for _, b := range list.Items {
+		exclusive := b.Spec.Placement.Exclusive == nil || *b.Spec.Placement.Exclusive
+		runs := b.Status.Runs
+		for i, r := range runs {
+			if r.StartTime == nil || r.CompletionTime == nil || r.NodeName == "" {
+				continue
+			}
+			byNode[r.NodeName] = append(byNode[r.NodeName], span{b.Name + "/" + r.Name, exclusive, r.StartTime.Time, r.CompletionTime.Time})
+			if exclusive && b.Spec.Placement.Engines != kvv1.EnginesParallel && i > 0 && runs[i-1].CompletionTime != nil {
+				gap := r.StartTime.Sub(runs[i-1].CompletionTime.Time).Seconds()
+				f.SequentialGaps = append(f.SequentialGaps, gap)
+				f.SequentialGapMaxSeconds = max(f.SequentialGapMaxSeconds, gap)
+			}
+		}
+	}
+	sort.Float64s(f.SequentialGaps)
+	for _, spans := range byNode {
+		for i, a := range spans {
+			for _, b := range spans[i+1:] {
+				// Kubelet times have whole seconds: a run that starts in the second another ended does not overlap it.
+				if (a.exclusive || b.exclusive) && a.start.Before(b.end) && b.start.Before(a.end) {
+					f.ExclusiveOverlaps++
+					if f.ExclusiveOverlapSample == "" {
+						f.ExclusiveOverlapSample = fmt.Sprintf("%s %s-%s and %s %s-%s", a.who, a.start.Format(time.TimeOnly), a.end.Format(time.TimeOnly),
+							b.who, b.start.Format(time.TimeOnly), b.end.Format(time.TimeOnly))
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
