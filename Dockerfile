@@ -28,7 +28,8 @@ RUN go mod download
 COPY . .
 ARG VERSION=v0.1.0
 # Native build of this platform's images; then their files as a directory tree for COPY.
-RUN arch=$(go env GOARCH) \
+# (the Go build cache survives between builds: BuildKit's and buildah's cache mount)
+RUN --mount=type=cache,target=/root/.cache/go-build arch=$(go env GOARCH) \
     && ARCHS=$arch VERSION=${VERSION} hack/build-images.sh \
     && go run ./hack/imagebuild unpack -layout bin/images/oci/kvbench-runner -arch $arch -out /rootfs/runner \
     && go run ./hack/imagebuild unpack -layout bin/images/oci/kvbench-operator -arch $arch -out /rootfs/operator
