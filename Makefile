@@ -179,6 +179,27 @@ build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), imag
 kind-demo: ## With Docker and kind: a kind cluster + local registry, images and chart pushed and installed by digest, the demo benchmark.
 	hack/kind-demo.sh
 
+# With Docker (or podman: DOCKER=podman): the same images from the Dockerfile, for this machine's architecture;
+# docker buildx build --platform linux/amd64,linux/arm64 for both (docs/e2e.md).
+# IMG and RUNNER_IMG are tags here (build-installer wants digests, so they get no global default).
+DOCKER ?= docker
+DOCKER_IMG = $(or $(IMG),localhost/kvbench-operator:$(VERSION))
+DOCKER_RUNNER_IMG = $(or $(RUNNER_IMG),localhost/kvbench-runner:$(VERSION))
+
+.PHONY: docker-build
+docker-build: ## $(DOCKER) build the operator (IMG) and runner (RUNNER_IMG) images from the Dockerfile.
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target operator -t $(DOCKER_IMG) .
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target runner -t $(DOCKER_RUNNER_IMG) .
+
+.PHONY: docker-push
+docker-push: ## $(DOCKER) push IMG and RUNNER_IMG.
+	$(DOCKER) push $(DOCKER_IMG)
+	$(DOCKER) push $(DOCKER_RUNNER_IMG)
+
+.PHONY: docker-test
+docker-test: ## Here (root, podman): debootstrap'd bookworm base, podman build of the Dockerfile, compared with make images; minutes, not in make test.
+	hack/docker-test.sh
+
 .PHONY: local-nvme
 local-nvme: ## In the running local cluster: StorageClass local-nvme, static local PVs, the NVMe node label.
 	hack/local-nvme.sh up
