@@ -207,7 +207,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 							Limits:   res,
 							Requests: res.DeepCopy(),
 						},
-						VolumeMounts: volumeMounts(run),
+						VolumeMounts:             volumeMounts(run),
 						TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 						TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 						SecurityContext: &corev1.SecurityContext{
