@@ -179,3 +179,29 @@ func TestPebbleWALDirIsApplied(t *testing.T) {
 		t.Errorf("WAL files in %s/wal: %v, in the database directory: %v; want them all in wal/", dir, inWAL, inDB)
 	}
 }
+
+// The dbbench workload hands the file to db_bench's own --options_file: db_bench's database
+// records the file's values, and a file db_bench refuses fails the run with db_bench's message.
+func TestDBBenchWorkloadGetsTheOptionsFile(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/db_bench"); err != nil {
+		t.Fatal("db_bench not installed: run hack/install-deps.sh (Debian rocksdb-tools)")
+	}
+	cfg := func(file string) api.RunnerConfig {
+		return api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t), OptionsFile: writeOptions(t, file),
+			Threads: []int32{1}, Dataset: api.DatasetSpec{Num: i64(1000)},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--num=2000"}}}}
+	}
+	res, out, err := run(t, cfg(rocksdbUserOptions))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if p := res.Provenance; p == nil || p.OptionsFile == nil ||
+		!strings.Contains(p.OptionsFile.Text, "max_write_buffer_number=5") || !strings.Contains(p.OptionsFile.Text, "block_size=16384") {
+		t.Fatalf("db_bench's effective options do not show the file's values: %+v", res.Provenance)
+	}
+	_, _, err = run(t, cfg("write_buffer_size: 64Mi\n"))
+	if err == nil || !strings.Contains(err.Error(), "db_bench failed") {
+		t.Fatalf("err %v, want db_bench's failure", err)
+	}
+	t.Log(err)
+}
