@@ -52,7 +52,7 @@ var _ = Describe("an OPTIONS file from a ConfigMap", Label("optionsfrom"), func(
 		create(missing)
 
 		By("a missing ConfigMap: the run fails before its Job, saying what to create")
-		m := waitFinished(ns, missing.Name, time.Minute)
+		m := waitFinished(ns, missing.Name, 5*time.Minute)
 		Expect(m.Status.Phase).To(Equal(kvv1.PhaseFailed))
 		Expect(m.Status.Runs[0].Reason).To(Equal(kvv1.ReasonOptionsFileMissing))
 		Expect(m.Status.Runs[0].Message).To(ContainSubstring("ConfigMap " + ns + "/absent does not exist"))
