@@ -539,8 +539,11 @@ func createPermanent(err error) bool {
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsRequestEntityTooLargeError(err):
 		return true
 	case apierrors.IsForbidden(err):
+		// Transient: a quota may free up, a namespace ends, and an API server that has not yet
+		// discovered a just-installed CRD refuses blockOwnerDeletion ("cannot find RESTMapping").
 		msg := err.Error()
-		return !strings.Contains(msg, "exceeded quota") && !strings.Contains(msg, "is being terminated")
+		return !strings.Contains(msg, "exceeded quota") && !strings.Contains(msg, "is being terminated") &&
+			!strings.Contains(msg, "cannot find RESTMapping")
 	}
 	return false
 }
