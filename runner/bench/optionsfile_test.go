@@ -144,6 +144,11 @@ func TestOptionsFileTheEngineRefusesFailsEarly(t *testing.T) {
 			"pebble: unknown option: Level \"0\".mem_tabel_size"},
 		{"pebble unknown comparer", api.EnginePebble, strings.Replace(pebbleUserOptions, "[Options]\n", "[Options]\n  comparer=cockroach_comparator\n", 1), api.EngineOptions{},
 			`comparer "cockroach_comparator" is not in the runner`},
+		{"rocksdb block options over a PlainTable file", api.EngineRocksDB, strings.Replace(rocksdbUserOptions,
+			"[TableOptions/BlockBasedTable \"default\"]\n  block_size=16384\n",
+			"  table_factory=PlainTable\n  prefix_extractor=rocksdb.FixedPrefix.4\n[TableOptions/PlainTable \"default\"]\n  user_key_len=16\n", 1),
+			api.EngineOptions{BlockSize: ptr.To(resource.MustParse("8Ki"))},
+			"are BlockBasedTable options, and the OPTIONS file's table factory is PlainTable"},
 		{"leveldb has none", api.EngineLevelDB, rocksdbUserOptions, api.EngineOptions{}, "engine leveldb has no OPTIONS file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,4 +209,25 @@ func TestDBBenchWorkloadGetsTheOptionsFile(t *testing.T) {
 		t.Fatalf("err %v, want db_bench's failure", err)
 	}
 	t.Log(err)
+}
+
+// A PlainTable OPTIONS file runs: its files cannot be ingested, so the bulk load writes instead,
+// as with the typed plainTable.
+func TestPlainTableOptionsFileLoads(t *testing.T) {
+	file := strings.Replace(rocksdbUserOptions, "[DBOptions]\n", "[DBOptions]\n  allow_mmap_reads=true\n", 1)
+	file = strings.Replace(file, "[TableOptions/BlockBasedTable \"default\"]\n  block_size=16384\n",
+		"  table_factory=PlainTable\n  prefix_extractor=rocksdb.FixedPrefix.4\n[TableOptions/PlainTable \"default\"]\n  user_key_len=16\n", 1)
+	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t), OptionsFile: writeOptions(t, file),
+		Threads: []int32{1}, Dataset: api.DatasetSpec{Num: i64(5000)},
+		Workloads: []api.WorkloadSpec{{Name: "readrandom", Num: i64(2000)}}}
+	res, out, err := run(t, cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if p := res.Provenance; p == nil || p.OptionsFile == nil || !strings.Contains(p.OptionsFile.Text, "table_factory=PlainTable") {
+		t.Fatalf("the effective options are not PlainTable: %+v", res.Provenance)
+	}
+	if len(res.Phases) != 1 || res.Phases[0].Found == nil || *res.Phases[0].Found == 0 {
+		t.Errorf("readrandom found nothing after the load: %+v", res.Phases)
+	}
 }

@@ -60,6 +60,12 @@ func fileTableOverride(opts *grocksdb.Options, o api.EngineOptions) error {
 	return nil
 }
 
+// filePlainTable: the options' table factory is PlainTable (from an OPTIONS file), whose files
+// cannot be ingested (CannotIngest).
+func filePlainTable(opts *grocksdb.Options) bool {
+	return optionsLayoutOK && C.GoString(C.kvb_table_factory_name((*C.rocksdb_options_t)(rawPtr(opts)))) == "PlainTable"
+}
+
 // Sections of RocksDB's OPTIONS file.
 const (
 	dbOpts = "DBOptions/"

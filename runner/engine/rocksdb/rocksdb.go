@@ -169,7 +169,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	swo.SetSync(true)
 	ro := grocksdb.NewDefaultReadOptions()
 	return &DB{db: db, opts: opts, ro: ro, wo: wo, swo: swo, bbto: bbto, path: cfg.Path,
-		ownsExtractor: engine.Bool(o.PlainTable), plainTable: engine.Bool(o.PlainTable), r: newRaw(db, ro, wo),
+		ownsExtractor: engine.Bool(o.PlainTable), plainTable: engine.Bool(o.PlainTable) || filePlainTable(opts), r: newRaw(db, ro, wo),
 		reps: fileReplacements(cfg)}, nil
 }
 
