@@ -15,11 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
-
-var schemaJobList = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "JobList"}
 
 // clkTck is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
 const clkTck = 100
@@ -178,6 +175,10 @@ type ranges struct {
 	MaxRunsArchiveError        *int     `json:"maxRunsArchiveError,omitempty"`
 	MaxSequentialGapSeconds    *float64 `json:"maxSequentialGapSeconds,omitempty"`
 	MaxExclusiveOverlaps       *int     `json:"maxExclusiveOverlaps,omitempty"`
+	MaxActiveJobsOverSlots     *int     `json:"maxActiveJobsOverSlots,omitempty"`
+	MaxHostileNotOverLimits    *int     `json:"maxHostileNotOverLimits,omitempty"`
+	// The hostile tenant is served in the first rounds although its benchmarks come last.
+	MaxHostileSecondsToAllFirstJobs *float64 `json:"maxHostileSecondsToAllFirstJobs,omitempty"`
 }
 
 func loadRanges(path string) (*ranges, error) {
@@ -226,5 +227,8 @@ func (r *ranges) check(f *figures) []string {
 	maxI("runsArchiveError", r.MaxRunsArchiveError, f.RunsArchiveError)
 	maxF("sequentialGapMaxSeconds", r.MaxSequentialGapSeconds, f.SequentialGapMaxSeconds, f.SequentialGapMaxSeconds >= 0)
 	maxI("exclusiveOverlaps", r.MaxExclusiveOverlaps, f.ExclusiveOverlaps)
+	maxI("activeJobsOverSlots", r.MaxActiveJobsOverSlots, f.ActiveJobsOverSlots)
+	maxI("hostileNotOverLimits", r.MaxHostileNotOverLimits, f.HostileNotOverLimits)
+	maxF("hostileSecondsToAllFirstJobs", r.MaxHostileSecondsToAllFirstJobs, f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllFirstJobs >= 0)
 	return out
 }
