@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,32 @@ func TestHostileLogIsOverTheLimits(t *testing.T) {
 	}
 	if !strings.HasPrefix(log, base[:strings.LastIndex(base, kvv1.ResultLogPrefix)]) || got.Phases[0].Workload == "x" {
 		t.Errorf("the hostile log does not begin with the real phases (first phase %q)", got.Phases[0].Workload)
+	}
+}
+
+// Issue 18: both scale targets run the slot path (a slot limit that binds: fewer slots than the
+// runs that could start at once), real runner logs and the hostile tenant.
+func TestMakeTargetsRunTheSlotPath(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"test-scale", "test-scale-small"} {
+		_, recipe, ok := strings.Cut(string(raw), "\n"+target+":")
+		if !ok {
+			t.Fatalf("no target %s", target)
+		}
+		recipe, _, _ = strings.Cut(recipe, "\n\n")
+		flags := map[string]int{}
+		f := strings.Fields(recipe)
+		for i := 0; i+1 < len(f); i++ {
+			if n, err := strconv.Atoi(f[i+1]); err == nil && strings.HasPrefix(f[i], "--") {
+				flags[f[i]] = n
+			}
+		}
+		if !strings.Contains(recipe, "--result $(SCALE_RESULT)") || flags["--hostile"] < 1 || flags["--slots"] < 1 ||
+			flags["--slots"] >= flags["--benchmarks"] {
+			t.Errorf("%s: want --result, --hostile and a binding --slots (fewer than --benchmarks): %v", target, flags)
+		}
 	}
 }
