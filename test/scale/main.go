@@ -371,7 +371,10 @@ func run(o options) (bool, error) {
 		return false, err
 	}
 	f.CPUSeconds -= cpu0
-	if f.MaxRSSMiB, err = maxRSSMiB(op.cmd.Process.Pid); err != nil {
+	if f.MaxRSSMiB, err = procStatusMiB(op.cmd.Process.Pid, "VmHWM"); err != nil {
+		return false, err
+	}
+	if f.RSSFileMiB, err = procStatusMiB(op.cmd.Process.Pid, "RssFile"); err != nil {
 		return false, err
 	}
 	m, err := scrape(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort))
@@ -602,18 +605,23 @@ type figures struct {
 	Runs              int
 	ApplySeconds      float64
 	// From the end of the apply.
-	SecondsToAllPhases          float64
-	SecondsToAllFirstJobs       float64
-	SecondsToAllSucceeded       float64
-	BenchmarksSucceeded         int
-	BenchmarksFailed            int
-	BenchmarksLostPhase         int
-	ReconcileP50Seconds         float64
-	ReconcileP99Seconds         float64
-	Reconciles                  float64
-	ReconcileErrors             float64
-	CPUSeconds                  float64
-	MaxRSSMiB                   float64
+	SecondsToAllPhases    float64
+	SecondsToAllFirstJobs float64
+	SecondsToAllSucceeded float64
+	BenchmarksSucceeded   int
+	BenchmarksFailed      int
+	BenchmarksLostPhase   int
+	ReconcileP50Seconds   float64
+	ReconcileP99Seconds   float64
+	Reconciles            float64
+	QueueWaitMeanSeconds  float64
+	ReconcileMeanSeconds  float64
+	ReconcileErrors       float64
+	CPUSeconds            float64
+	MaxRSSMiB             float64
+	// Of the resident set: the most anonymous memory seen (sampled every second), and the mapped
+	// files (the binary) at the end.
+	MaxRSSAnonMiB, RSSFileMiB   float64
 	APIRequests                 float64
 	APIRequestsPerBenchmark     float64
 	SecondsToAllArchiveOutcomes float64
@@ -683,6 +691,9 @@ func watchUntilDone(ctx context.Context, c client.Client, o options, applied tim
 			return nil, err
 		}
 		f.PeakActiveJobs = max(f.PeakActiveJobs, active)
+		if anon, err := procStatusMiB(op.cmd.Process.Pid, "RssAnon"); err == nil {
+			f.MaxRSSAnonMiB = max(f.MaxRSSAnonMiB, anon)
+		}
 		if f.SecondsToAllFirstJobs < 0 && countIn(withJob, nsScale) >= o.benchmarks {
 			f.SecondsToAllFirstJobs = now.Sub(applied).Seconds()
 		}
@@ -892,8 +903,8 @@ func (f *figures) print() {
   benchmarks %d (runs %d) on %d nodes; applied in %.1fs
   from the end of the apply: every benchmark has a phase %.1fs, its first Job %.1fs, all Succeeded with results %.1fs
   succeeded %d, failed %d, lost their phase %d
-  reconciles %.0f, errors %.0f, latency p50 %.3fs p99 %.3fs
-  operator CPU %.1fs, max RSS %.1f MiB, API requests %.0f (%.1f per benchmark)
+  reconciles %.0f, errors %.0f, latency p50 %.3fs p99 %.3fs, mean %.3fs; mean wait in the work queue %.1fs
+  operator CPU %.1fs, max RSS %.1f MiB (anonymous at most %.1f MiB sampled every second, files %.1f MiB), API requests %.0f (%.1f per benchmark)
   archive: %d archived, %d with an error, %d undecided (all decided %.1fs); e.g. %q
   EachNode: runs %v, distinct nodes %v
   exclusive Sequential: %d gaps between engines, median %.0fs, max %.0fs; runs sharing a node with an exclusive run: %d %s
@@ -901,7 +912,7 @@ func (f *figures) print() {
   hostile %d: %d Failed with ResultOverLimits, %d not; all had a Job %.1fs, all ended %.1fs; e.g. %.200q
 `, f.Benchmarks, f.Runs, f.Nodes, f.ApplySeconds, f.SecondsToAllPhases, f.SecondsToAllFirstJobs, f.SecondsToAllSucceeded,
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
-		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.CPUSeconds, f.MaxRSSMiB, f.APIRequests, f.APIRequestsPerBenchmark,
+		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.ReconcileMeanSeconds, f.QueueWaitMeanSeconds, f.CPUSeconds, f.MaxRSSMiB, f.MaxRSSAnonMiB, f.RSSFileMiB, f.APIRequests, f.APIRequestsPerBenchmark,
 		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes,
 		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.ExclusiveOverlaps, f.ExclusiveOverlapSample,
 		f.Slots, f.PeakActiveJobs, f.HostileBenchmarks, f.HostileOverLimits, f.HostileNotOverLimits,

@@ -41,14 +41,15 @@ func cpuSeconds(pid int) (float64, error) {
 	return (utime + stime) / clkTck, nil
 }
 
-// maxRSSMiB is the process's peak resident set (VmHWM).
-func maxRSSMiB(pid int) (float64, error) {
+// procStatusMiB is a memory figure of /proc/<pid>/status in MiB: VmHWM (the peak resident set),
+// RssAnon (memory the process allocated), RssFile (mapped files: mostly the binary).
+func procStatusMiB(pid int, field string) (float64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
 			if err != nil {
 				return 0, err
@@ -56,7 +57,7 @@ func maxRSSMiB(pid int) (float64, error) {
 			return kb / 1024, nil
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 func waitHTTP(ctx context.Context, url string, p *proc) error {
@@ -124,6 +125,16 @@ func (f *figures) fromMetrics(m map[string]*dto.MetricFamily, benchmarks int) {
 			}
 		}
 	}
+	// The work queue: how long a benchmark waited to be reconciled, and a reconcile took, on average.
+	mean := func(name string) float64 {
+		for _, x := range m[name].GetMetric() {
+			if label(x, "name") == "kvbenchmark" && x.GetHistogram().GetSampleCount() > 0 {
+				return x.GetHistogram().GetSampleSum() / float64(x.GetHistogram().GetSampleCount())
+			}
+		}
+		return math.NaN()
+	}
+	f.QueueWaitMeanSeconds, f.ReconcileMeanSeconds = mean("workqueue_queue_duration_seconds"), mean("workqueue_work_duration_seconds")
 	if mf := m["rest_client_requests_total"]; mf != nil {
 		for _, x := range mf.GetMetric() {
 			f.APIRequests += x.GetCounter().GetValue()
