@@ -118,13 +118,13 @@ SCALE_RESULT ?= docs/reproductions/seed-000-evidence/seed-000-prefix-rocksdb.res
 .PHONY: test-scale
 test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane, 100 slots; checks test/scale/ranges-full.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --exclusive 100 --slots 100 --run-for 10s \
+		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --exclusive 100 --slots 100 --hostile 5 --run-for 10s \
 		--result $(SCALE_RESULT) --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
 
 .PHONY: test-scale-small
 test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes, 40 slots (about 2 minutes); checks test/scale/ranges-small.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --exclusive 10 --slots 40 --run-for 10s \
+		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --exclusive 10 --slots 40 --hostile 2 --run-for 10s \
 		--result $(SCALE_RESULT) --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
 
 .PHONY: cluster-up
