@@ -851,6 +851,14 @@ func (r *KVBenchmarkReconciler) slotRetry() time.Duration {
 	return defaultSlotRetry
 }
 
+// waitRetry is the safety-net look of a benchmark waiting for a slot or a node, among queued
+// waiting ones. What starts it is the wake-up when a runner ends; the safety net alone, every 15 s
+// for each of 900 waiting benchmarks, was most of the operator's work in the scale test (issue 18),
+// so it stretches with the queue: 250 ms per waiting benchmark, at most 5 minutes.
+func (r *KVBenchmarkReconciler) waitRetry(queued int) time.Duration {
+	return max(r.slotRetry(), min(time.Duration(queued)*250*time.Millisecond, 5*time.Minute))
+}
+
 func (r *KVBenchmarkReconciler) emitTransitions(old, b *kvv1.KVBenchmark) {
 	prev := map[string]kvv1.RunStatus{}
 	for _, s := range old.Status.Runs {
