@@ -9,7 +9,8 @@
 #   OUT/<chooser>/<benchmark>.yaml                  the KVBenchmark as scaled, with the chooser
 #   OUT/<chooser>/<benchmark>-rocksdb.result.json   the runner's full result
 #   OUT/<chooser>/<benchmark>.runnerconfig          the RunnerConfig that ran (JSON)
-#   OUT/report.md                                   kubectl kvbench report -f OUT/<chooser> --table ycsb
+#   OUT/report.md                                   kubectl kvbench report -f OUT/<chooser> --table ycsb, after
+#                                                   the runs' log (times and load averages) as comments
 #   Settings come from the environment (defaults in brackets):
 #     SIZE=1Gi           kubectl kvbench scale --dataset-size (the example's full size is 10Gi)
 #     DIR=/dev/shm       parent directory of the databases (a kvb-seed004.XXXXXX dir, removed at exit)
@@ -59,7 +60,8 @@ EOF
 }
 
 names=$(sed -n 's/^  name: //p' "$w/scaled.yaml")
-echo "# $(date -u +%FT%TZ) $(nproc) CPUs, SIZE=$SIZE DIR=$DIR RUNNER=$RUNNER (worktree at $(git rev-parse --short HEAD)); uptime: $(uptime)"
+say() { echo "$*" | tee -a "$w/log"; }
+say "# $(date -u +%FT%TZ) $(nproc) CPUs, SIZE=$SIZE DIR=$DIR RUNNER=$RUNNER (worktree at $(git rev-parse --short HEAD)); uptime: $(uptime)"
 for name in $names; do
   for c in $CHOOSERS; do
     mkdir -p "$OUT/$c"
@@ -67,11 +69,12 @@ for name in $names; do
     l0=$(cut -d' ' -f1 /proc/loadavg)
     s=$(date +%s)
     "$RUNNER" run --config="$OUT/$c/$name.runnerconfig" --json="$OUT/$c/$name-rocksdb.result.json" >/dev/null
-    echo "$name $c: $(($(date +%s) - s)) s, load $l0 -> $(cut -d' ' -f1 /proc/loadavg)"
+    say "$name $c: $(($(date +%s) - s)) s, load $l0 -> $(cut -d' ' -f1 /proc/loadavg)"
     rm -rf "$w/db"
   done
 done
 {
+  sed 's/^/<!-- /; s/$/ -->/' "$w/log"
   for c in $CHOOSERS; do
     echo "### requestDistribution: $c"
     echo
