@@ -350,3 +350,23 @@ func BenchmarkReadLogSummaries(b *testing.B) {
 		})
 	}
 }
+
+// An encoded latency histogram is longer than other strings (1-4 KB where the string limit is
+// 4 KiB) and useless when cut: it is kept whole up to its own limit and left out whole beyond it.
+func TestLatencyHistogramKeptWholeOrLeftOut(t *testing.T) {
+	hist := strings.Repeat("A", 6000) // over the 4 KiB string limit, under the histogram limit
+	line := `{"schemaVersion":"kvbench.io/result/v2","engine":"rocksdb","phases":[{"workload":"readrandom","threads":1,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1,"latencyHistogram":"` + hist + `"}]}`
+	var r api.Result
+	d := NewDecoder(api.DefaultResultLimits)
+	if err := d.Decode(strings.NewReader(line), &r); err != nil || d.Over() != nil || r.Phases[0].LatencyHistogram != hist {
+		t.Fatalf("kept whole: got %d bytes, over %v, err %v", len(r.Phases[0].LatencyHistogram), d.Over(), err)
+	}
+	small := api.DefaultResultLimits
+	small.Histogram = 5000
+	r = api.Result{}
+	d = NewDecoder(small)
+	if err := d.Decode(strings.NewReader(line), &r); err != nil || r.Phases[0].LatencyHistogram != "" ||
+		d.Over() == nil || !strings.Contains(d.Over().Error(), "latency histogram(s) over 5000 bytes") {
+		t.Fatalf("left out: got %d bytes, over %v, err %v", len(r.Phases[0].LatencyHistogram), d.Over(), err)
+	}
+}

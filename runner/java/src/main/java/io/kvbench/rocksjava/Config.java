@@ -175,9 +175,12 @@ public final class Config {
           + String.join(",", bad) + " (supported: " + String.join(",", new java.util.TreeSet<>(WORKLOADS))
           + ", and waitforcompaction, stats)");
     }
-    if (num < 1 || threads < 1 || keySize < 8 || valueSize < 1 || repeat < 1 || duration < 0) {
-      throw new IllegalArgumentException("--num, --threads, --repeat must be >= 1, --key_size >= 8 (the "
-          + "rocksjava runner writes the key number as 8 big-endian bytes), --value_size >= 1, --duration >= 0");
+    if (keySize < 8) {
+      throw new IllegalArgumentException("--key_size=" + keySize + ": the rocksjava runner needs --key_size >= 8 "
+          + "(it writes the key number as 8 big-endian bytes)");
+    }
+    if (num < 1 || threads < 1 || valueSize < 1 || repeat < 1 || duration < 0) {
+      throw new IllegalArgumentException("--num, --threads, --value_size and --repeat must be >= 1, --duration >= 0");
     }
     if (!Set.of("none", "snappy", "lz4", "zstd", "zlib", "bzip2", "lz4hc").contains(compression)) {
       throw new IllegalArgumentException("--compression_type=" + compression + ": unknown");
