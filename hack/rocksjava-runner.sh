@@ -21,9 +21,8 @@ if [ ! -f "$out/classpath" ]; then
   echo "rocksjava-runner.sh: building the RocksJava runner (rocksdbjni $VERSION) into $out" >&2
   rm -rf "$out.tmp"
   mvn -B -q -f "$SRC/pom.xml" -Dmaven.repo.local="$CACHE/maven" -Dout="$out.tmp" package >&2
-  cp=$out.tmp/kvbench-runner-java-1.jar
-  for j in "$out.tmp"/lib/*.jar; do cp+=":$j"; done
-  echo "${cp//$out.tmp/$out}" >"$out.tmp/classpath"
+  # The runner's jar, then its dependencies where Maven's repository holds them.
+  echo "$out/kvbench-runner-java-1.jar:$(cat "$out.tmp/deps.classpath")" >"$out.tmp/classpath"
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi
 cat "$out/classpath"
