@@ -71,7 +71,7 @@ func TestWarmup(t *testing.T) {
 		Dataset: api.DatasetSpec{Num: i64(testNum)},
 		Workloads: []api.WorkloadSpec{
 			{Name: api.WorkloadReadRandom, Num: i64(100), Warmup: &api.WarmupSpec{Ops: i64(50)}},
-			{Name: api.WorkloadYCSB, Num: i64(100), YCSB: &api.YCSBSpec{Workload: "A"},
+			{Name: api.WorkloadReadRandomWriteRandom, Num: i64(100),
 				Warmup: &api.WarmupSpec{Duration: &metav1.Duration{Duration: 200 * time.Millisecond}}},
 			{Name: api.WorkloadReadRandom, Num: i64(100)},
 		}}
