@@ -173,8 +173,26 @@ func TestConfigMapDropsTheTimeSeriesWhenTooBig(t *testing.T) {
 		t.Errorf("the caller's result was changed")
 	}
 
-	// Too big even without both: an error, not a ConfigMap the API server would refuse.
+	// Too big because of the latency histograms (random: incompressible): those go last, the
+	// percentiles stay.
 	res.Phases[0].EngineDumps = nil
+	per := len(noise) / len(res.Phases)
+	for i := range res.Phases {
+		res.Phases[i].LatencyHistogram = base64.StdEncoding.EncodeToString(noise[i*per : (i+1)*per])
+	}
+	cm, dropped, err = ConfigMap(benchmark(), "rocksdb", "j", res)
+	if err != nil || len(dropped) != 3 || dropped[2] != DroppedLatencyHistograms {
+		t.Fatalf("dropped %v, err %v", dropped, err)
+	}
+	got, _ = FromConfigMap(cm, benchmark(), Digest(cm))
+	if got.Phases[0].LatencyHistogram != "" || got.Phases[0].OpsPerSec != res.Phases[0].OpsPerSec || res.Phases[0].LatencyHistogram == "" {
+		t.Errorf("want the histograms gone from the archive (and only there): %+v", got.Phases[0].PhaseSummary)
+	}
+
+	// Too big even without all three: an error, not a ConfigMap the API server would refuse.
+	for i := range res.Phases {
+		res.Phases[i].LatencyHistogram = ""
+	}
 	res.Error = base64.StdEncoding.EncodeToString(noise)
 	if _, _, err := ConfigMap(benchmark(), "rocksdb", "j", res); err == nil || !strings.Contains(err.Error(), "without its time series") {
 		t.Errorf("got %v", err)

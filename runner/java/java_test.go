@@ -6,6 +6,7 @@
 package java_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -279,6 +281,59 @@ func TestGoAndJavaHistogramsMergeExactly(t *testing.T) {
 	}
 	if merged.Count() != jh.Count()+gh.Count() || nonEmpty == 0 {
 		t.Errorf("merged %d values, want %d; %d buckets hold values of both", merged.Count(), jh.Count()+gh.Count(), nonEmpty)
+	}
+}
+
+// A SIGTERM (the pod deleted) in the middle of a phase: the phases that finished are still written, to
+// the file and as the result line, with the error saying why the run stopped.
+func TestRocksJavaRunnerKeepsFinishedPhasesOnSIGTERM(t *testing.T) {
+	java := javaRunner(t)
+	dir := t.TempDir()
+	resultPath := filepath.Join(dir, "result.json")
+	cmd := exec.Command("java", append(slices.Clone(java), "--db="+filepath.Join(dir, "db"), "--benchmarks=fillseq,readrandom",
+		"--num=3000", "--reads=1000000000", "--json="+resultPath, "--result-lines")...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	var log strings.Builder
+	signalled := false
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !signalled && strings.HasPrefix(sc.Text(), api.ResultPhaseLogPrefix) { // fillseq done, readrandom running
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			signalled = true
+		}
+	}
+	werr := cmd.Wait()
+	if !signalled || werr == nil {
+		t.Fatalf("signalled %v, exit %v; stderr %s", signalled, werr, stderr.String())
+	}
+	l, err := archive.ReadLog(strings.NewReader(log.String()), api.DefaultResultLimits, true)
+	if err != nil || l.Result == nil {
+		t.Fatalf("no result line (%v): %s", err, log.String())
+	}
+	if len(l.Result.Phases) != 1 || l.Result.Phases[0].Workload != "fillseq" || !strings.Contains(l.Result.Error, "interrupted by a signal") {
+		t.Errorf("result line: %d phases, error %q", len(l.Result.Phases), l.Result.Error)
+	}
+	data, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.Result
+	strictDecode(t, data, &res)
+	if len(res.Phases) != 1 || res.Error == "" || !strings.Contains(stderr.String(), "kvbench-runner-java: error: interrupted") {
+		t.Errorf("result file: %d phases, error %q; stderr %s", len(res.Phases), res.Error, stderr.String())
 	}
 }
 

@@ -79,7 +79,9 @@ public final class Bench {
             p.index = index;
             p.iteration = it;
             index++;
-            res.phases.add(p);
+            synchronized (res) { // the signal hook reads the phases
+              res.phases.add(p);
+            }
             out.accept(Output.line(p));
             if (c.histogram) {
               out.accept(Output.histogram(p));

@@ -45,6 +45,31 @@ public final class Main {
     res.dataset.valueSizeAvg = c.valueSize;
     res.dataset.bytes = c.num * (c.keySize + c.valueSize);
     res.engineVersion = "rocksdb " + Engine.version();
+    // SIGTERM (a deleted or evicted pod) or SIGINT: the phases that finished still go out, with the
+    // error saying why the run stopped, as the Go runner does; the hook then lets the JVM exit.
+    boolean[] finished = new boolean[1];
+    Thread hook = new Thread(() -> {
+      synchronized (res) {
+        if (finished[0]) {
+          return;
+        }
+        res.error = "interrupted by a signal (SIGTERM or SIGINT; in Kubernetes: the runner pod was deleted, "
+            + "evicted or preempted)";
+        res.endTime = Bench.now();
+        try {
+          write(c.jsonPath, Output.json(res, true), out);
+          write(c.summaryPath, Output.json(Output.summarize(res), false), out);
+        } catch (IOException ex) {
+          // Nothing more can be done while the JVM exits.
+        }
+        if (c.resultLines) {
+          out.println(Model.RESULT_PREFIX + Output.json(res, false));
+        }
+        out.flush();
+        err.println("kvbench-runner-java: error: " + res.error);
+      }
+    }, "kvbench-signal");
+    Runtime.getRuntime().addShutdownHook(hook);
     String failure = null;
     try (Engine e = new Engine(c)) {
       res.provenance = Provenance.of(c, e);
@@ -54,6 +79,14 @@ public final class Main {
     } catch (Exception e) {
       failure = e.getMessage() == null ? e.toString() : e.getMessage();
       res.error = failure;
+    }
+    synchronized (res) {
+      finished[0] = true;
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException ex) {
+      // A signal came as the run ended: the JVM is exiting, the hook found it finished.
     }
     res.endTime = Bench.now();
     try {
@@ -75,6 +108,12 @@ public final class Main {
 
   /** After each phase: the summary file and --json kept current, the phase's log line. */
   private static void streamed(Config c, Model.Result res, Model.Phase p, PrintStream out) {
+    synchronized (res) {
+      streamedLocked(c, res, p, out);
+    }
+  }
+
+  private static void streamedLocked(Config c, Model.Result res, Model.Phase p, PrintStream out) {
     try {
       if (!c.summaryPath.equals("-")) {
         write(c.summaryPath, Output.json(Output.summarize(res), false), out);
