@@ -17,6 +17,11 @@
 #     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
 #     DBBENCH=/usr/bin/db_bench
 #     JAVA_OPTS=""       extra JVM flags for the RocksJava runner
+#     MODE=ops           ops: the ops/sec table. cpu: CPU time per operation instead, which a loaded
+#                        machine disturbs far less than wall time: each tool runs each read case with
+#                        READS and 2*READS operations per thread, and (CPU(2R) - CPU(R)) / (R * threads)
+#                        is its CPU ns per operation, start-up (the JVM's too), open and JIT excluded
+#                        (whole-process user+system CPU, background threads included)
 #
 # Fairness: the three tools' OPTIONS files are compared first (sorted, so that the JNI's different
 # order of sections does not count); the one known difference, RocksJava's block checksum (kCRC32c where
@@ -35,6 +40,7 @@ CASES=${CASES:-fillseq:1 readrandom:1 readrandom:2 readwhilewriting:1}
 WRITE_RATE=${WRITE_RATE:-2097152}
 DBBENCH=${DBBENCH:-/usr/bin/db_bench}
 JAVA_OPTS=${JAVA_OPTS:-}
+MODE=${MODE:-ops}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
   go build -o "$RUNNER" ./runner/cmd/kvbench-runner
@@ -81,6 +87,46 @@ echo "# $(java -version 2>&1 | sed -n 2p); db_bench $(dpkg-query -W -f '${Versio
 echo "# NUM=$NUM READS=$READS REPS=$REPS DIR=$DIR CASES='$CASES' WRITE_RATE=$WRITE_RATE"
 echo "# uptime before: $(uptime)"
 run_tool db_bench "$w/base" --benchmarks=fillrandom,waitforcompaction --num="$NUM" --seed=1 >/dev/null
+if [ "$MODE" = cpu ]; then
+  cpu_of() { # cpu_of <tool> <benchmark> <threads> <reads>: the process's user+system CPU seconds
+    rm -rf "$w/db"; cp -a "$w/base" "$w/db"
+    local TIMEFORMAT='%U %S' t
+    t=$( { time run_tool "$1" "$w/db" --benchmarks="$2" --threads="$3" --num="$NUM" "${READFLAGS[@]/--reads=*/--reads=$4}" >/dev/null; } 2>&1 | tail -1)
+    echo "$t" | awk '{print $1 + $2}'
+  }
+  for rep in $(seq "$REPS"); do
+    for c in $CASES; do
+      b=${c%:*} t=${c#*:}
+      [ "$b" = fillseq ] && continue
+      for i in 0 1 2; do
+        tool=${TOOLS[$(((rep + i) % 3))]}
+        c1=$(cpu_of "$tool" "$b" "$t" "$READS"); c2=$(cpu_of "$tool" "$b" "$t" $((2 * READS)))
+        echo "$c $rep $tool $(awk -v a="$c1" -v b="$c2" -v n="$READS" -v t="$t" 'BEGIN{printf "%.0f", (b - a) * 1e9 / (n * t)}') $(cut -d' ' -f1 /proc/loadavg)" >>"$RAWTMP"
+      done
+    done
+  done
+  echo "# uptime after: $(uptime)"
+  [ -n "${RAW:-}" ] && cp "$RAWTMP" "$RAW"
+  awk -v cases="$CASES" '
+  function median(a, n,   i, j, x) {
+    for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  { v[$1, $3, ++n[$1, $3]] = $4 }
+  END {
+    printf "%-20s %14s %14s %14s %16s %3s\n", "CPU ns/op", "rocksjava", "runner", "db_bench", "java-dbb (JNI)", "n"
+    nc = split(cases, C, " ")
+    for (ci = 1; ci <= nc; ci++) {
+      c = C[ci]; if (!((c, "db_bench") in n)) continue
+      for (k = 1; k <= n[c, "rocksjava"]; k++) J[k] = v[c, "rocksjava", k]
+      for (k = 1; k <= n[c, "runner"]; k++) R[k] = v[c, "runner", k]
+      for (k = 1; k <= n[c, "db_bench"]; k++) D[k] = v[c, "db_bench", k]
+      j = median(J, n[c, "rocksjava"]); r = median(R, n[c, "runner"]); d = median(D, n[c, "db_bench"])
+      printf "%-20s %14d %14d %14d %16d %3d\n", c, j, r, d, j - d, n[c, "db_bench"]
+    }
+  }' "$RAWTMP"
+  exit 0
+fi
 for rep in $(seq "$REPS"); do
   for c in $CASES; do
     b=${c%:*} t=${c#*:}
