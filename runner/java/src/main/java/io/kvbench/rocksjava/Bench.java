@@ -47,6 +47,7 @@ public final class Bench {
     long bytes;
     long startNs;
     long endNs;
+    long allocated; // bytes this thread allocated on the Java heap during its loop
 
     Worker(long seed) {
       rand = new Rand(seed);
@@ -111,11 +112,13 @@ public final class Bench {
       Thread t = new Thread(() -> {
         try {
           go.await();
+          long a0 = allocatedBytes();
           w.startNs = System.nanoTime();
           work(name, w, limit, c.duration > 0 ? t0[0] + deadline : Long.MAX_VALUE);
+          w.endNs = System.nanoTime();
+          w.allocated = allocatedBytes() - a0;
         } catch (Throwable e) {
           failed.compareAndSet(null, e);
-        } finally {
           w.endNs = System.nanoTime();
         }
       }, "kvbench-" + name);
@@ -155,6 +158,15 @@ public final class Bench {
     if (failed.get() != null) {
       throw new RuntimeException(name + ": " + failed.get().getMessage(), failed.get());
     }
+    long allocated = 0, ops = 0;
+    for (Worker w : ws) {
+      allocated += w.allocated;
+      ops += w.ops;
+    }
+    // What the measured loops allocated (GC work the phase causes); seekrandom's fresh iterators aside,
+    // it should be 0: tested by runner/java/java_test.go.
+    err.accept(String.format(java.util.Locale.ROOT, "note: %s: the measured loops allocated %.2f bytes/op on the Java heap",
+        name, ops > 0 ? (double) allocated / ops : 0));
     Usage u1 = Usage.now();
     Model.EngineStats after = engine.snapshot();
     return summarize(name, ws, writer, elapsedNs, rate, Usage.between(u0, u1), Engine.delta(before, after));
@@ -355,6 +367,14 @@ public final class Bench {
     o.opsPerSec = round(ops / secs, 10);
     o.latencyMicros = Hist.percentiles(h);
     return o;
+  }
+
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /** The calling thread's allocated bytes so far (HotSpot's TLAB accounting). */
+  private static long allocatedBytes() {
+    return THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
   }
 
   static double round(double x, double scale) {
