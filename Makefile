@@ -118,13 +118,13 @@ SCALE_RESULT ?= docs/reproductions/seed-000-evidence/seed-000-prefix-rocksdb.res
 .PHONY: test-scale
 test-scale: manager ## 1,000 KVBenchmarks on 100 simulated (KWOK) nodes against a real control plane, 100 slots; checks test/scale/ranges-full.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --exclusive 100 --slots 100 --run-for 10s \
+		--benchmarks 1000 --nodes 100 --nvme-nodes 10 --each-node 10 --exclusive 100 --slots 100 --hostile 5 --run-for 10s \
 		--result $(SCALE_RESULT) --ranges test/scale/ranges-full.yaml $(SCALE_ARGS)
 
 .PHONY: test-scale-small
 test-scale-small: manager ## 100 KVBenchmarks on 20 simulated nodes, 40 slots (about 2 minutes); checks test/scale/ranges-small.yaml.
 	go run ./test/scale --k8s-bin "$$($(SCALE_K8S))" --kwok "$$(hack/tools.sh kwok)" --operator $(BIN)/manager \
-		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --exclusive 10 --slots 40 --run-for 10s \
+		--benchmarks 100 --nodes 20 --nvme-nodes 10 --each-node 2 --exclusive 10 --slots 40 --hostile 2 --run-for 10s \
 		--result $(SCALE_RESULT) --ranges test/scale/ranges-small.yaml $(SCALE_ARGS)
 
 .PHONY: cluster-up
@@ -178,6 +178,27 @@ build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), imag
 .PHONY: kind-demo
 kind-demo: ## With Docker and kind: a kind cluster + local registry, images and chart pushed and installed by digest, the demo benchmark.
 	hack/kind-demo.sh
+
+# With Docker (or podman: DOCKER=podman): the same images from the Dockerfile, for this machine's architecture;
+# docker buildx build --platform linux/amd64,linux/arm64 for both (docs/e2e.md).
+# IMG and RUNNER_IMG are tags here (build-installer wants digests, so they get no global default).
+DOCKER ?= docker
+DOCKER_IMG = $(or $(IMG),localhost/kvbench-operator:$(VERSION))
+DOCKER_RUNNER_IMG = $(or $(RUNNER_IMG),localhost/kvbench-runner:$(VERSION))
+
+.PHONY: docker-build
+docker-build: ## $(DOCKER) build the operator (IMG) and runner (RUNNER_IMG) images from the Dockerfile.
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target operator -t $(DOCKER_IMG) .
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --target runner -t $(DOCKER_RUNNER_IMG) .
+
+.PHONY: docker-push
+docker-push: ## $(DOCKER) push IMG and RUNNER_IMG.
+	$(DOCKER) push $(DOCKER_IMG)
+	$(DOCKER) push $(DOCKER_RUNNER_IMG)
+
+.PHONY: docker-test
+docker-test: ## Here (root, podman): debootstrap'd bookworm base, podman build of the Dockerfile, compared with make images; minutes, not in make test.
+	hack/docker-test.sh
 
 .PHONY: local-nvme
 local-nvme: ## In the running local cluster: StorageClass local-nvme, static local PVs, the NVMe node label.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -465,6 +466,16 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 	var errs []error
 	for _, s := range starts {
 		run, st, job := p.runs[s.index], &p.statuses[s.index], s.job
+		if missing, err := r.optionsFileMissing(ctx, b.Namespace, run.Engine.OptionsFrom); missing != "" || err != nil {
+			if err != nil {
+				p.waitBounded(s.index, kvv1.ReasonJobCreateRetrying, "reading the optionsFrom ConfigMap failed, retrying: "+apiMessage(err), r.startFailureTimeout())
+				errs = append(errs, err)
+			} else {
+				p.fail(s.index, kvv1.ReasonOptionsFileMissing, missing)
+			}
+			r.unexpect(job)
+			continue
+		}
 		if err := r.Create(ctx, job); err != nil {
 			switch {
 			case apierrors.IsAlreadyExists(err):
@@ -490,6 +501,37 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 	return errors.Join(errs...)
 }
 
+// optionsFileMissing says why an engine's optionsFrom cannot be mounted ("" when it can): a pod
+// whose ConfigMap volume is missing waits for it instead of failing, so the run fails here, before
+// its Job exists. Read from the API server: the operator does not cache ConfigMaps.
+func (r *KVBenchmarkReconciler) optionsFileMissing(ctx context.Context, ns string, from *kvv1.OptionsFromSource) (string, error) {
+	if from == nil {
+		return "", nil
+	}
+	ref := from.ConfigMapKeyRef
+	var cm corev1.ConfigMap
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, &cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Sprintf("engines[].optionsFrom: ConfigMap %s/%s does not exist: create it with the OPTIONS file under key %q (kubectl create configmap %s --from-file=%s=<file>)",
+				ns, ref.Name, ref.Key, ref.Name, ref.Key), nil
+		}
+		return "", fmt.Errorf("get ConfigMap %s/%s: %w", ns, ref.Name, err)
+	}
+	_, inData := cm.Data[ref.Key]
+	if _, inBinary := cm.BinaryData[ref.Key]; !inData && !inBinary {
+		keys := make([]string, 0, len(cm.Data)+len(cm.BinaryData))
+		for k := range cm.Data {
+			keys = append(keys, k)
+		}
+		for k := range cm.BinaryData {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return fmt.Sprintf("engines[].optionsFrom: ConfigMap %s/%s has no key %q (it has: %s)", ns, ref.Name, ref.Key, strings.Join(keys, ", ")), nil
+	}
+	return "", nil
+}
+
 // createPermanent: the API server will refuse the same Job again (invalid, or forbidden by an
 // admission policy or RBAC), so retrying cannot help. An exceeded quota may free up.
 func createPermanent(err error) bool {
@@ -497,8 +539,11 @@ func createPermanent(err error) bool {
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsRequestEntityTooLargeError(err):
 		return true
 	case apierrors.IsForbidden(err):
+		// Transient: a quota may free up, a namespace ends, and an API server that has not yet
+		// discovered a just-installed CRD refuses blockOwnerDeletion ("cannot find RESTMapping").
 		msg := err.Error()
-		return !strings.Contains(msg, "exceeded quota") && !strings.Contains(msg, "is being terminated")
+		return !strings.Contains(msg, "exceeded quota") && !strings.Contains(msg, "is being terminated") &&
+			!strings.Contains(msg, "cannot find RESTMapping")
 	}
 	return false
 }
@@ -804,6 +849,14 @@ func (r *KVBenchmarkReconciler) slotRetry() time.Duration {
 		return r.Config.SlotRetry
 	}
 	return defaultSlotRetry
+}
+
+// waitRetry is the safety-net look of a benchmark waiting for a slot or a node, among queued
+// waiting ones. What starts it is the wake-up when a runner ends; the safety net alone, every 15 s
+// for each of 900 waiting benchmarks, was most of the operator's work in the scale test (issue 18),
+// so it stretches with the queue: 250 ms per waiting benchmark, at most 5 minutes.
+func (r *KVBenchmarkReconciler) waitRetry(queued int) time.Duration {
+	return max(r.slotRetry(), min(time.Duration(queued)*250*time.Millisecond, 5*time.Minute))
 }
 
 func (r *KVBenchmarkReconciler) emitTransitions(old, b *kvv1.KVBenchmark) {

@@ -455,14 +455,15 @@ func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.
 	if err != nil {
 		return nil, err
 	}
-	dec := slots.Admit(r.Config.MaxConcurrentRuns, l, r.queued(), d.Benchmark)
+	queued := r.queued()
+	dec := slots.Admit(r.Config.MaxConcurrentRuns, l, queued, d.Benchmark)
 	for _, w := range dec.Waits[d.Benchmark] {
 		i := p.index(w.Run)
 		if prev := p.prev[w.Run]; w.Reason == kvv1.ReasonWaitingForSlot && prev != nil && prev.Reason == w.Reason {
 			w.Message = prev.Message // the queue position when it began waiting: no status write per move
 		}
 		p.waitBounded(i, w.Reason, w.Message, deadline(p.b))
-		p.want(r.slotRetry())
+		p.want(r.waitRetry(len(queued)))
 	}
 	var starts []start
 	for _, g := range dec.Grants[d.Benchmark] {

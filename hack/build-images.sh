@@ -35,10 +35,12 @@ log() { echo "build-images: $*" >&2; }
 . "$HERE/elf-deps.sh"
 case " $ARCHS " in *" $HOSTARCH "*) ;; *) log "ARCHS=\"$ARCHS\" must include this machine's $HOSTARCH (runner.tar, operator.tar)"; exit 2 ;; esac
 
-# inputs PKG...: hash of every non-stdlib Go/C file the packages compile, go.mod/go.sum and the build scripts
+# inputs PKG...: hash of every non-stdlib Go/C file the packages compile, go.mod/go.sum and the build scripts; paths
+# relative to the clone and the module cache, so another checkout (the Dockerfile's /src) gets the same key
 inputs() {
+  local modcache; modcache=$(go env GOMODCACHE)
   { go list -deps -f '{{if not .Standard}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CgoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .CXXFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .HFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{end}}' "$@" ./hack/imagebuild \
-      | sort -u | xargs sha256sum | sed "s|$ROOT/||"
+      | sort -u | xargs sha256sum | sed "s|$ROOT/||; s|$modcache/||"
     sha256sum go.mod go.sum "$HERE/build-images.sh" "$HERE/elf-deps.sh" "$HERE/arm64-sysroot.sh" | sed "s|$ROOT/||"
     echo "VERSION=$VERSION ARCHS=$ARCHS HOSTARCH=$HOSTARCH $(go env GOVERSION)"
   } | sha256sum | cut -c1-16

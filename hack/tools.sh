@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools.sh NAME...: build pinned Go tools once into a versioned cache outside the clone and print
-# the path of the last one. Known: controller-gen, helm, kwok, registry (CNCF distribution), crane.
+# the path of the last one. Known: controller-gen, helm, kwok, registry (CNCF distribution), crane, krew.
 set -euo pipefail
 CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
 CONTROLLER_GEN_VERSION=${CONTROLLER_GEN_VERSION:-v0.18.0}
@@ -8,6 +8,7 @@ HELM_VERSION=${HELM_VERSION:-v3.22.0}
 KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
 REGISTRY_VERSION=${REGISTRY_VERSION:-v3.1.2}
 CRANE_VERSION=${CRANE_VERSION:-v0.22.1}
+KREW_VERSION=${KREW_VERSION:-v0.4.3}
 out=""
 for tool in "$@"; do
   case $tool in
@@ -18,6 +19,7 @@ for tool in "$@"; do
     registry) pkg=github.com/distribution/distribution/v3/cmd/registry; ver=$REGISTRY_VERSION
       ldf="-X github.com/distribution/distribution/v3/version.version=$REGISTRY_VERSION" ;;
     crane) pkg=github.com/google/go-containerregistry/cmd/crane; ver=$CRANE_VERSION; ldf="-X github.com/google/go-containerregistry/cmd/crane/cmd.Version=$CRANE_VERSION" ;;   # registry client: digests, manifests
+    krew) pkg=sigs.k8s.io/krew/cmd/krew; ver=$KREW_VERSION; ldf="-X sigs.k8s.io/krew/internal/version.gitTag=$KREW_VERSION" ;;   # installs dist/kvbench.yaml in make plugin-dist
     *) echo "tools.sh: unknown tool $tool" >&2; exit 2 ;;
   esac
   dir=$CACHE/tools/$tool-$ver

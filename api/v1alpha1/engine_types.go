@@ -32,6 +32,32 @@ type EngineSpec struct {
 	// Options tune the engine. Unset fields keep the engine's (or db_bench's) default.
 	// +optional
 	Options EngineOptions `json:"options,omitempty"`
+	// OptionsFrom is the user's own OPTIONS file, from a ConfigMap key in the benchmark's namespace:
+	// RocksDB's INI format for rocksdb (and the dbbench workload's --options_file), Pebble's format
+	// for pebble; leveldb has none. The engine's own loader reads it as the base, the typed options
+	// set above override it (each overridden key is listed in provenance.optionsOverrides), and the
+	// runner keeps its files on the benchmarked volume. See docs/operator.md "OPTIONS files".
+	// +optional
+	OptionsFrom *OptionsFromSource `json:"optionsFrom,omitempty"`
+}
+
+// OptionsFromSource is where an OPTIONS file comes from.
+type OptionsFromSource struct {
+	// ConfigMapKeyRef names the ConfigMap and the key that holds the file. The ConfigMap must exist
+	// when the run starts; a missing one fails the run (reason OptionsFileMissing).
+	ConfigMapKeyRef ConfigMapKeyRef `json:"configMapKeyRef"`
+}
+
+// ConfigMapKeyRef is a key of a ConfigMap in the benchmark's namespace.
+type ConfigMapKeyRef struct {
+	// Name of the ConfigMap.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",messageExpression="'engines[].optionsFrom.configMapKeyRef.name \"' + self + '\" is not a ConfigMap name: lower-case letters, digits, - and ., e.g. my-rocksdb-options'"
+	Name string `json:"name"`
+	// Key in the ConfigMap's data.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-._a-zA-Z0-9]+$')",messageExpression="'engines[].optionsFrom.configMapKeyRef.key \"' + self + '\" is not a ConfigMap key: letters, digits, -, _ and ., e.g. OPTIONS'"
+	Key string `json:"key"`
 }
 
 // EngineOptions are the knobs the seed documents tune, named as db_bench names them where it has a name.

@@ -61,9 +61,29 @@ type Provenance struct {
 	// Pebble's OPTIONS-* file, LevelDB's options as set), copied before the volume goes.
 	// +optional
 	OptionsFile *NamedText `json:"optionsFile,omitempty"`
+	// OptionsOverrides are the keys of the user's OPTIONS file (engines[].optionsFrom) that a typed
+	// option or the runner replaced, in file order; empty when nothing was overridden.
+	// +optional
+	OptionsOverrides []OptionOverride `json:"optionsOverrides,omitempty"`
 	// Node is where the run ran, as the pod saw it.
 	// +optional
 	Node *NodeFingerprint `json:"node,omitempty"`
+}
+
+// OptionOverride is one key of the user's OPTIONS file that did not take effect as written.
+type OptionOverride struct {
+	// Key is the file's section and key, e.g. "CFOptions \"default\"/write_buffer_size".
+	Key string `json:"key"`
+	// File is the value the file gives, Effective the value the engine ran with (from the options
+	// file the engine wrote), By what replaced it: "engines[].options.<field>" or "runner: <why>".
+	File      string `json:"file"`
+	Effective string `json:"effective"`
+	By        string `json:"by"`
+}
+
+// String is the override on one line: `key: file -> effective (by)`.
+func (o OptionOverride) String() string {
+	return o.Key + ": " + o.File + " -> " + o.Effective + " (" + o.By + ")"
 }
 
 // NamedText is a text with the name it had (a file name, a property name).
@@ -374,4 +394,12 @@ type ProvenanceSummary struct {
 	// Node is a one-line fingerprint: "cpu model x N @ MHz, kernel, fs (device, rotational)".
 	// +optional
 	Node string `json:"node,omitempty"`
+	// OptionsOverrides are the OPTIONS file's overridden keys, one line each (the first
+	// MaxSummaryOverrides; a last line counts the rest, which the archive's provenance has).
+	// +kubebuilder:validation:MaxItems=9
+	// +optional
+	OptionsOverrides []string `json:"optionsOverrides,omitempty"`
 }
+
+// MaxSummaryOverrides bounds the OPTIONS file overrides kept in status.
+const MaxSummaryOverrides = 8

@@ -435,6 +435,10 @@ type RunnerConfig struct {
 	Repeat int32 `json:"repeat,omitempty"`
 	// DBPath is where the database lives.
 	DBPath string `json:"dbPath"`
+	// OptionsFile is the path of the engine's OPTIONS file (engines[].optionsFrom, mounted read-only);
+	// empty: the runner's typed options only.
+	// +optional
+	OptionsFile string `json:"optionsFile,omitempty"`
 	// ReportInterval is the time-series sampling interval (default 1s).
 	// +optional
 	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`

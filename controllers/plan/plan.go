@@ -23,6 +23,10 @@ const (
 	DataDir = "/data"
 	// DBPath is the database directory inside DataDir.
 	DBPath = DataDir + "/db"
+	// OptionsDir is where an engine's optionsFrom ConfigMap key is mounted read-only, as the file
+	// OptionsFileName (one name for every engine: the loaders do not care, and the pod spec is the same).
+	OptionsDir      = "/etc/kvbench/options"
+	OptionsFileName = "OPTIONS"
 	// MemoryOverheadBytes is what a runner needs besides caches, memtables and tmpfs data; the
 	// memory model (and the CRD's CEL rule mirroring it) lives in api/v1alpha1/memory.go.
 	MemoryOverheadBytes = kvv1.MemoryOverheadBytes
@@ -84,6 +88,9 @@ func engineRuns(b *kvv1.KVBenchmark, node string) []Run {
 			CacheMode: b.Spec.CacheMode,
 			Repeat:    b.Spec.Repeat,
 			DBPath:    DBPath,
+		}
+		if e.OptionsFrom != nil {
+			cfg.OptionsFile = OptionsDir + "/" + OptionsFileName
 		}
 		for _, w := range b.Spec.Workloads {
 			cfg.Workloads = append(cfg.Workloads, *w.DeepCopy())

@@ -207,10 +207,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 							Limits:   res,
 							Requests: res.DeepCopy(),
 						},
-						VolumeMounts: []corev1.VolumeMount{
-							{Name: "data", MountPath: plan.DataDir},
-							{Name: "tmp", MountPath: "/tmp"},
-						},
+						VolumeMounts:             volumeMounts(run),
 						TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 						TerminationMessagePolicy: corev1.TerminationMessageReadFile,
 						SecurityContext: &corev1.SecurityContext{
@@ -221,10 +218,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 						},
 					}},
-					Volumes: []corev1.Volume{
-						dataVolume(b, run, opts, labels),
-						{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("64Mi"))}}},
-					},
+					Volumes: volumes(b, run, opts, labels),
 				},
 			},
 		},
@@ -236,6 +230,38 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 		job.Spec.ActiveDeadlineSeconds = ptr.To(int64(b.Spec.Deadline.Seconds()))
 	}
 	return job, nil
+}
+
+// optionsVolume is the name of the volume that carries an engine's optionsFrom file.
+const optionsVolume = "options"
+
+func volumeMounts(run plan.Run) []corev1.VolumeMount {
+	m := []corev1.VolumeMount{
+		{Name: "data", MountPath: plan.DataDir},
+		{Name: "tmp", MountPath: "/tmp"},
+	}
+	if run.Engine.OptionsFrom != nil {
+		m = append(m, corev1.VolumeMount{Name: optionsVolume, MountPath: plan.OptionsDir, ReadOnly: true})
+	}
+	return m
+}
+
+func volumes(b *kvv1.KVBenchmark, run plan.Run, opts Options, labels map[string]string) []corev1.Volume {
+	v := []corev1.Volume{
+		dataVolume(b, run, opts, labels),
+		{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("64Mi"))}}},
+	}
+	if from := run.Engine.OptionsFrom; from != nil {
+		// Only the one key, under a fixed name; not optional: the operator checks it exists first
+		// (a pod with a missing ConfigMap volume would wait for it, not fail).
+		v = append(v, corev1.Volume{Name: optionsVolume, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: from.ConfigMapKeyRef.Name},
+			Items:                []corev1.KeyToPath{{Key: from.ConfigMapKeyRef.Key, Path: plan.OptionsFileName}},
+			DefaultMode:          ptr.To[int32](0o444),
+			Optional:             ptr.To(false),
+		}}})
+	}
+	return v
 }
 
 func dataVolume(b *kvv1.KVBenchmark, run plan.Run, opts Options, labels map[string]string) corev1.Volume {

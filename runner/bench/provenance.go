@@ -41,7 +41,7 @@ var libraryModules = map[string]string{
 
 // newProvenance records what ran: the runner build, the engine library, the resolved seed, the
 // spec's hash, the engine's effective options file and the node as the pod sees it.
-func newProvenance(specHash string, ds Dataset, dbPath string, dev dataDevice, db engine.DB) *api.Provenance {
+func newProvenance(specHash string, ds Dataset, dbPath, userOptions string, dev dataDevice, db engine.DB) *api.Provenance {
 	p := &api.Provenance{GoVersion: runtime.Version(), Seed: int64(ds.Seed), SpecHash: specHash,
 		Libraries: map[string]string{}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -74,6 +74,13 @@ func newProvenance(specHash string, ds Dataset, dbPath string, dev dataDevice, d
 	p.OptionsFile = newestOptionsFile(dbPath)
 	if r, ok := db.(engine.OptionsRenderer); ok && p.OptionsFile == nil {
 		p.OptionsFile = r.RenderOptions()
+	}
+	// The user's OPTIONS file (optionsFrom) against the one the engine wrote: the keys that did not
+	// take effect as the user wrote them.
+	if r, ok := db.(engine.OptionsFileReplacer); ok && userOptions != "" && p.OptionsFile != nil {
+		if user, err := os.ReadFile(userOptions); err == nil {
+			p.OptionsOverrides = engine.OptionsOverrides(string(user), p.OptionsFile.Text, r.OptionsFileReplacements())
+		}
 	}
 	p.Node = nodeFingerprint(dev)
 	return p

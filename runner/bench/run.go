@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -48,7 +49,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	var ds Dataset
 	var db engine.DB
 	fail := func(err error) (*api.Result, error) {
-		res.Provenance = newProvenance(specHash, ds, cfg.DBPath, dev, db)
+		res.Provenance = newProvenance(specHash, ds, cfg.DBPath, cfg.OptionsFile, dev, db)
 		res.Error = err.Error()
 		end := metav1.Now()
 		res.EndTime = &end
@@ -78,7 +79,8 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 		e.progressInterval = 10 * time.Second
 	}
 	engCfg := engine.Config{Path: cfg.DBPath, Options: cfg.Engine.Options, DirectIO: cfg.CacheMode == api.CacheDirect,
-		PrefixSize: ds.PrefixSize, KeySize: ds.KeySize, MustExist: ds.LoadMode == api.LoadExisting}
+		PrefixSize: ds.PrefixSize, KeySize: ds.KeySize, MustExist: ds.LoadMode == api.LoadExisting,
+		OptionsFile: cfg.OptionsFile}
 	onlyDBBench := true
 	for _, w := range cfg.Workloads {
 		onlyDBBench = onlyDBBench && w.Name == api.WorkloadDBBench
@@ -191,7 +193,12 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 				}
 				if w.Name == api.WorkloadDBBench {
 					closeDB()
-					phases, ver, err := dbbench.Run(ctx, o.DBBenchBinary, w.DBBenchArgs, cfg.DBPath, o.Stdout, o.Stderr)
+					args := w.DBBenchArgs
+					if cfg.OptionsFile != "" {
+						// db_bench reads the user's file with RocksDB's loader (its --options_file rule).
+						args = append(slices.Clone(args), "--options_file="+cfg.OptionsFile)
+					}
+					phases, ver, err := dbbench.Run(ctx, o.DBBenchBinary, args, cfg.DBPath, o.Stdout, o.Stderr)
 					for i := range phases {
 						phases[i].Iteration = int32(it)
 						phases[i].Workload = "dbbench:" + phases[i].Workload
@@ -246,7 +253,7 @@ func Run(ctx context.Context, cfg api.RunnerConfig, o Options) (*api.Result, err
 	}
 	printStatistics(o.Stdout, db) // db_bench --statistics
 	res.EngineTotals = engine.PhaseStats(nil, engineStats(db))
-	res.Provenance = newProvenance(specHash, ds, cfg.DBPath, dev, db)
+	res.Provenance = newProvenance(specHash, ds, cfg.DBPath, cfg.OptionsFile, dev, db)
 	end := metav1.Now()
 	res.EndTime = &end
 	return res, nil

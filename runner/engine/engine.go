@@ -89,7 +89,13 @@ type Config struct {
 	PrefixSize int
 	// KeySize is the dataset's key length, for PlainTable's fixed key length.
 	KeySize int
+	// OptionsFile is the user's OPTIONS file (engines[].optionsFrom): the engine's own loader reads
+	// it as the base and Options are set over it. Empty: the runner's defaults (db_bench's).
+	OptionsFile string
 }
+
+// optionsFileEngines read an OPTIONS file (Config.OptionsFile) with their own loader.
+var optionsFileEngines = map[api.EngineName]bool{api.EngineRocksDB: true, api.EnginePebble: true}
 
 // Opener opens a database of one engine.
 type Opener func(cfg Config) (DB, error)
@@ -134,6 +140,9 @@ func Open(name api.EngineName, cfg Config) (DB, error) {
 	}
 	if cfg.Path == "" {
 		return nil, fmt.Errorf("no database path (--db)")
+	}
+	if cfg.OptionsFile != "" && !optionsFileEngines[name] {
+		return nil, fmt.Errorf("engine %s has no OPTIONS file: --options_file applies to rocksdb and pebble", name)
 	}
 	return open(cfg)
 }

@@ -14,7 +14,25 @@ func ProvenanceSummary(p *api.Provenance) *api.ProvenanceSummary {
 		return nil
 	}
 	return &api.ProvenanceSummary{ImageDigest: p.ImageDigest, RunnerRevision: p.RunnerRevision, Seed: p.Seed,
-		SpecHash: p.SpecHash, Node: NodeLine(p.Node)}
+		SpecHash: p.SpecHash, Node: NodeLine(p.Node), OptionsOverrides: OverrideLines(p.OptionsOverrides, api.MaxSummaryOverrides)}
+}
+
+// OverrideLines are the OPTIONS file overrides one line each, at most max of them (each at most
+// 160 bytes) and then a line that counts the rest.
+func OverrideLines(o []api.OptionOverride, max int) []string {
+	var out []string
+	for i, v := range o {
+		if i == max {
+			out = append(out, fmt.Sprintf("and %d more: see provenance.optionsOverrides in the result", len(o)-max))
+			break
+		}
+		line := v.String()
+		if len(line) > 160 {
+			line = line[:157] + "..."
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // NodeLine is "cpu model x N @ MHz, kernel, fs (device, rotational)".

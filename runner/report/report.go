@@ -107,6 +107,10 @@ func Summarize(r *api.Result) *api.Summary {
 			f(s.Load)
 		}
 	}
+	if p := s.Provenance; !fits() && p != nil && len(p.OptionsOverrides) > 1 {
+		// Before any phase: one line that says where the overrides are.
+		p.OptionsOverrides = []string{fmt.Sprintf("%d OPTIONS file keys overridden: see provenance.optionsOverrides in the result", len(r.Provenance.OptionsOverrides))}
+	}
 	for !fits() && len(s.Phases) > 0 {
 		s.Phases = s.Phases[:len(s.Phases)-1]
 		s.Truncated++

@@ -75,74 +75,73 @@ func scrapeOperator(ns string) (string, string) {
 // Issue 18: a runner image is its benchmark author's choice, and one writing hostile output took
 // the operator down (out of memory, on every restart), made /metrics answer 500 for everyone and
 // left status unwritable. With hack/e2e.sh's real cluster, Prometheus and runner image beside it.
-var _ = Describe("a hostile runner image", Label("hostile"), func() {
-	It("fails only its own run, with the limits it broke; the operator stays up, /metrics answers 200 and a benchmark alongside finishes", func() {
-		ns := restrictedNamespace("e2e-hostile")
-		buildHostileImage()
-		before := operatorPod()
+// hostileRunner runs in the suite's Ordered container (scenarios_test.go), before helm uninstall.
+func hostileRunner() {
+	ns := restrictedNamespace("e2e-hostile")
+	buildHostileImage()
+	before := operatorPod()
 
-		hostile := tmpfsBench(ns, "hostile", kvv1.EngineRocksDB)
-		hostile.Spec.RunnerImage = hostileImage
-		calm := tmpfsBench(ns, "calm", kvv1.EngineRocksDB)
-		create(hostile)
-		create(calm)
+	hostile := tmpfsBench(ns, "hostile", kvv1.EngineRocksDB)
+	hostile.Spec.RunnerImage = hostileImage
+	calm := tmpfsBench(ns, "calm", kvv1.EngineRocksDB)
+	create(hostile)
+	create(calm)
 
-		By("Prometheus drops the hostile runner's scrape of 5,000 series: the PodMonitor's sampleLimit")
-		Eventually(func(g Gomega) {
-			out, err := exec.Command("curl", "-fsS", "--max-time", "10", promURL+"/api/v1/targets?state=active").Output()
-			g.Expect(err).NotTo(HaveOccurred())
-			var resp struct {
-				Data struct {
-					ActiveTargets []struct {
-						Health    string            `json:"health"`
-						LastError string            `json:"lastError"`
-						Labels    map[string]string `json:"labels"`
-					} `json:"activeTargets"`
-				} `json:"data"`
-			}
-			g.Expect(json.Unmarshal(out, &resp)).To(Succeed())
-			var errs []string
-			for _, t := range resp.Data.ActiveTargets {
-				if t.Labels["namespace"] == ns && strings.HasPrefix(t.Labels["pod"], "hostile-") {
-					errs = append(errs, t.LastError)
-				}
-			}
-			g.Expect(errs).To(ContainElement(ContainSubstring("sample limit exceeded")))
-		}, 45*time.Second, 2*time.Second).Should(Succeed())
-
-		By("the benchmark alongside finishes")
-		got := waitFinished(ns, calm.Name, 4*time.Minute)
-		Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
-
-		By("the hostile run ends Failed with what the limits left out, and keeps what fit")
-		got = waitFinished(ns, hostile.Name, 4*time.Minute)
-		Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
-		r := got.Status.Runs[0]
-		Expect(r.Reason).To(Equal(kvv1.ReasonResultOverLimits), runsSummary(got))
-		Expect(r.Message).To(And(ContainSubstring("over the operator's limits"), ContainSubstring("phase line(s) over the limit of 10000")))
-		Expect(len(r.Results) + int(r.Truncated)).To(BeNumerically("<=", kvv1.DefaultResultLimits.Phases))
-		raw, err := json.Marshal(got.Status)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(len(raw)).To(BeNumerically("<=", kvv1.StatusBudgetBytes))
-		AddReportEntry("hostile run", fmt.Sprintf("%s: %s; status %d KiB", r.Reason, r.Message, len(raw)>>10))
-		Eventually(func(g Gomega) {
-			fr := get(ns, hostile.Name).Status.Runs[0].FullResult
-			g.Expect(fr).NotTo(BeNil())
-			g.Expect(fr.Error).To(BeEmpty())
-			g.Expect(fr.Dropped).To(ContainElement("overLimits"))
-		}, 2*time.Minute, time.Second).Should(Succeed())
-
-		By("/metrics answers 200 with the refused series counted, and the operator never restarted")
-		Eventually(func(g Gomega) {
-			code, body := scrapeOperator(ns)
-			g.Expect(code).To(Equal("200"))
-			g.Expect(body).To(MatchRegexp(`kvbench_result_series_refused\{benchmark="hostile",namespace="` + ns + `"\} [1-9]`))
-			g.Expect(body).To(ContainSubstring(`kvbench_result_ops_per_second{benchmark="calm"`))
-		}, time.Minute, 2*time.Second).Should(Succeed())
-		after := operatorPod()
-		Expect(after.UID).To(Equal(before.UID), "the operator pod was replaced")
-		for _, cs := range after.Status.ContainerStatuses {
-			Expect(cs.RestartCount).To(BeZero(), "container %s restarted: %+v", cs.Name, cs.LastTerminationState)
+	By("Prometheus drops the hostile runner's scrape of 5,000 series: the PodMonitor's sampleLimit")
+	Eventually(func(g Gomega) {
+		out, err := exec.Command("curl", "-fsS", "--max-time", "10", promURL+"/api/v1/targets?state=active").Output()
+		g.Expect(err).NotTo(HaveOccurred())
+		var resp struct {
+			Data struct {
+				ActiveTargets []struct {
+					Health    string            `json:"health"`
+					LastError string            `json:"lastError"`
+					Labels    map[string]string `json:"labels"`
+				} `json:"activeTargets"`
+			} `json:"data"`
 		}
-	})
-})
+		g.Expect(json.Unmarshal(out, &resp)).To(Succeed())
+		var errs []string
+		for _, t := range resp.Data.ActiveTargets {
+			if t.Labels["namespace"] == ns && strings.HasPrefix(t.Labels["pod"], "hostile-") {
+				errs = append(errs, t.LastError)
+			}
+		}
+		g.Expect(errs).To(ContainElement(ContainSubstring("sample limit exceeded")))
+	}, 45*time.Second, 2*time.Second).Should(Succeed())
+
+	By("the benchmark alongside finishes")
+	got := waitFinished(ns, calm.Name, 4*time.Minute)
+	Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), runsSummary(got))
+
+	By("the hostile run ends Failed with what the limits left out, and keeps what fit")
+	got = waitFinished(ns, hostile.Name, 4*time.Minute)
+	Expect(got.Status.Phase).To(Equal(kvv1.PhaseFailed), runsSummary(got))
+	r := got.Status.Runs[0]
+	Expect(r.Reason).To(Equal(kvv1.ReasonResultOverLimits), runsSummary(got))
+	Expect(r.Message).To(And(ContainSubstring("over the operator's limits"), ContainSubstring("phase line(s) over the limit of 10000")))
+	Expect(len(r.Results) + int(r.Truncated)).To(BeNumerically("<=", kvv1.DefaultResultLimits.Phases))
+	raw, err := json.Marshal(got.Status)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(len(raw)).To(BeNumerically("<=", kvv1.StatusBudgetBytes))
+	AddReportEntry("hostile run", fmt.Sprintf("%s: %s; status %d KiB", r.Reason, r.Message, len(raw)>>10))
+	Eventually(func(g Gomega) {
+		fr := get(ns, hostile.Name).Status.Runs[0].FullResult
+		g.Expect(fr).NotTo(BeNil())
+		g.Expect(fr.Error).To(BeEmpty())
+		g.Expect(fr.Dropped).To(ContainElement("overLimits"))
+	}, 2*time.Minute, time.Second).Should(Succeed())
+
+	By("/metrics answers 200 with the refused series counted, and the operator never restarted")
+	Eventually(func(g Gomega) {
+		code, body := scrapeOperator(ns)
+		g.Expect(code).To(Equal("200"))
+		g.Expect(body).To(MatchRegexp(`kvbench_result_series_refused\{benchmark="hostile",namespace="` + ns + `"\} [1-9]`))
+		g.Expect(body).To(ContainSubstring(`kvbench_result_ops_per_second{benchmark="calm"`))
+	}, time.Minute, 2*time.Second).Should(Succeed())
+	after := operatorPod()
+	Expect(after.UID).To(Equal(before.UID), "the operator pod was replaced")
+	for _, cs := range after.Status.ContainerStatuses {
+		Expect(cs.RestartCount).To(BeZero(), "container %s restarted: %+v", cs.Name, cs.LastTerminationState)
+	}
+}

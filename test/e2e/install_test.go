@@ -25,7 +25,7 @@ func chartWithoutCRDField(field string) string {
 	GinkgoHelper()
 	dir := filepath.Join(GinkgoT().TempDir(), "kvbench-operator")
 	Expect(os.CopyFS(dir, os.DirFS(chartDir))).To(Succeed())
-	crds, err := filepath.Glob(filepath.Join(dir, "files", "crds", "*.yaml"))
+	crds, err := filepath.Glob(filepath.Join(dir, "files", "crds", "kvbench.io_kvbenchmarks.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(crds).To(HaveLen(1))
 	raw, err := os.ReadFile(crds[0])
@@ -61,7 +61,7 @@ func expectChartUpgradeAddsCRDField(ns string) {
 	Expect(v).To(Equal(oldVersion))
 	DeferCleanup(func() {
 		_, _ = tryRun(helm, "uninstall", rel, "-n", relNS, "--wait", "--timeout", "2m")
-		_, _ = tryRun(kubectl, "delete", "crd", crdName, "--ignore-not-found", "--wait=true", "--timeout=60s")
+		_, _ = tryRun(kubectl, "delete", "crd", crdName, scheduleCRD, "--ignore-not-found", "--wait=true", "--timeout=60s")
 		_, _ = tryRun(kubectl, "delete", "namespace", relNS, "--ignore-not-found", "--wait=false")
 	})
 	helmFromRegistry("install", rel, relNS, chart, oldVersion)

@@ -324,7 +324,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		run(plugin, "save", "seed-001-dbbench", "-n", ns, "-d", dir)
 		Expect(filepath.Join(dir, "seed-001-dbbench-rocksdb.result.json")).To(BeAnExistingFile())
 		out = run(plugin, "compare", "-f", filepath.Join(dir, "seed-001-dbbench.yaml"), "seed-001-fillseq", "-n", ns)
-		Expect(out).To(ContainSubstring("fillseq vs dbbench:fillseq"), "the runner's fillseq (A: names come before files) against db_bench's")
+		Expect(out).To(ContainSubstring("dbbench:fillseq vs fillseq"), "db_bench's fillseq (A: the first argument, the saved file) against the runner's")
 
 		By("the operator archived every run's full result, so reports outlive the runner pods")
 		for name := range byName {
@@ -408,6 +408,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 
 	It("accepts a small valid spec of every engine on every medium", func() {
 		expectEveryEngineAndMediumAccepted(ns)
+	})
+
+	It("a hostile runner image fails only its own run, with the limits it broke; the operator stays up, /metrics answers 200 and a benchmark alongside finishes", Label("hostile"), func() {
+		hostileRunner()
 	})
 
 	It("runs a KVBenchmarkSchedule every minute (and on kubectl kvbench trigger) and keeps the runs' history", func() {

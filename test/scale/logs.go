@@ -55,34 +55,80 @@ func runnerLog(resultFile string) (string, error) {
 	return sb.String(), nil
 }
 
+// hostileLog is issue 18's hostile runner after the real phases of resultFile: a flood of tiny
+// phase lines (floodBytes, far over the phase limit), then a result line of about 31 MiB (just
+// under the byte limit) whose first phases hold duplicate pulse rounds, values of 1e308 and an
+// overlong workload and operation name, followed by millions of empty phases.
+func hostileLog(resultFile string, floodBytes int) (string, error) {
+	base, err := runnerLog(resultFile)
+	if err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	sb.WriteString(base[:strings.LastIndex(base, kvv1.ResultLogPrefix)])
+	for flood := 0; flood < floodBytes; {
+		n, _ := sb.WriteString(kvv1.ResultPhaseLogPrefix + `{"workload":"x","threads":1}` + "\n")
+		flood += n
+	}
+	pulse := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "pulse", Threads: 1, Ops: 10, Seconds: 1, OpsPerSec: 1e308, MicrosPerOp: 1e308,
+		Pulse: &kvv1.PulseSummary{Rounds: 2, MeanRoundSeconds: 1e308, MaxRoundSeconds: 1e308}},
+		PulseRounds: []kvv1.PulseRound{{Round: 1, TotalSeconds: 1}, {Round: 1, TotalSeconds: 2}}}
+	long := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: strings.Repeat("w", 5000) + `"{}\`, Threads: 1, OpsPerSec: 1e308,
+		Operations: []kvv1.OperationSummary{{Name: "read", OpsPerSec: 1}, {Name: "read", OpsPerSec: 2}, {Name: strings.Repeat("o", 500), OpsPerSec: 3}}}}
+	head, err := json.Marshal([]kvv1.PhaseResult{pulse, long})
+	if err != nil {
+		return "", err
+	}
+	sb.WriteString(kvv1.ResultLogPrefix + `{"schemaVersion":"` + kvv1.ResultSchemaVersion + `","phases":` +
+		strings.TrimSuffix(string(head), "]") + "," + strings.Repeat("{},", 31<<20/3) + "{}]}\n")
+	return sb.String(), nil
+}
+
+// hostileFloodBytes is how much of a hostile log is tiny phase lines (about 95,000 of them).
+const hostileFloodBytes = 4 << 20
+
 // kubeletLogs sets KWOK's server up as every node's kubelet endpoint on port (HTTPS with a
 // self-signed certificate: the API server does not verify kubelets it has no CA for), serving
-// the runner log of resultFile for every runner container. It returns KWOK's ClusterLogs
-// document and its server flags.
-func kubeletLogs(dir, resultFile string, port int) (string, []string, error) {
-	log, err := runnerLog(resultFile)
-	if err != nil {
-		return "", nil, err
+// the runner log of resultFile for every runner container in namespace "scale" and, with hostile,
+// hostileLog in namespace "scale-hostile". It returns KWOK's ClusterLogs documents and its
+// server flags.
+func kubeletLogs(dir, resultFile string, hostile bool, port int) (string, []string, error) {
+	logs := map[string]func() (string, error){nsScale: func() (string, error) { return runnerLog(resultFile) }}
+	if hostile {
+		logs[nsHostile] = func() (string, error) { return hostileLog(resultFile, hostileFloodBytes) }
 	}
-	logFile := filepath.Join(dir, "runner.log")
-	if err := os.WriteFile(logFile, []byte(criLog(log, time.Now())), 0o644); err != nil {
-		return "", nil, err
+	var docs []string
+	for _, ns := range []string{nsScale, nsHostile} {
+		build, ok := logs[ns]
+		if !ok {
+			continue
+		}
+		log, err := build()
+		if err != nil {
+			return "", nil, err
+		}
+		logFile := filepath.Join(dir, ns+".log")
+		if err := os.WriteFile(logFile, []byte(criLog(log, time.Now())), 0o644); err != nil {
+			return "", nil, err
+		}
+		fmt.Printf("scale: simulated runners in namespace %s print %s (%d KiB)\n", ns, filepath.Base(resultFile), len(log)>>10)
+		docs = append(docs, fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: runner-%s
+spec:
+  selector:
+    matchNamespaces: [%s]
+  logs:
+  - containers: [runner]
+    logsFile: %s
+`, ns, ns, logFile))
 	}
 	cert, key := filepath.Join(dir, "kubelet.crt"), filepath.Join(dir, "kubelet.key")
 	if err := selfSigned(cert, key); err != nil {
 		return "", nil, err
 	}
-	fmt.Printf("scale: simulated runners print %s (%d KiB)\n", resultFile, len(log)>>10)
-	doc := fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: ClusterLogs
-metadata:
-  name: runner
-spec:
-  logs:
-  - containers: [runner]
-    logsFile: %s
-`, logFile)
-	return doc, []string{fmt.Sprintf("--server-address=127.0.0.1:%d", port), "--tls-cert-file=" + cert, "--tls-private-key-file=" + key}, nil
+	return strings.Join(docs, "---\n"), []string{fmt.Sprintf("--server-address=127.0.0.1:%d", port), "--tls-cert-file=" + cert, "--tls-private-key-file=" + key}, nil
 }
 
 // criLog is text as a container runtime stores it for the kubelet: each line timestamped, from
@@ -129,7 +175,7 @@ func selfSigned(certFile, keyFile string) error {
 // start), and how often an exclusive run shared its node with another run at the same time.
 func (f *figures) placementReport(ctx context.Context, c client.Client) error {
 	var list kvv1.KVBenchmarkList
-	if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+	if err := c.List(ctx, &list, client.InNamespace(nsScale)); err != nil {
 		return err
 	}
 	type span struct {

@@ -28,10 +28,12 @@ import (
 	"syscall"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -43,9 +45,12 @@ import (
 	"github.com/kvbench/kvbench-operator/report"
 )
 
+// The namespaces of the benchmarks, and of the hostile ones (--hostile): a second tenant.
+const nsScale, nsHostile = "scale", "scale-hostile"
+
 type options struct {
 	benchmarks, nodes, nvmeNodes, eachNode int
-	slots, exclusive                       int
+	slots, exclusive, hostile              int
 	result                                 string
 	runFor, timeout                        time.Duration
 	k8sBin, kwok, operator, ranges, out    string
@@ -62,6 +67,7 @@ func main() {
 	flag.IntVar(&o.eachNode, "each-node", 10, "of the benchmarks, spread EachNode over the NVMe nodes")
 	flag.IntVar(&o.slots, "slots", 100, "the operator's --max-concurrent-runs (0: no limit)")
 	flag.IntVar(&o.exclusive, "exclusive", 0, "of the benchmarks, exclusive two-engine Sequential ones (the operator places them on free nodes)")
+	flag.IntVar(&o.hostile, "hostile", 0, "more one-engine benchmarks, in namespace "+nsHostile+" and applied after the others, whose runners print issue 18's hostile log (needs --result); each must end Failed with "+kvv1.ReasonResultOverLimits)
 	flag.StringVar(&o.result, "result", "", "a saved runner result (result.json) every simulated runner prints as its log, phase lines and result line; empty: pods have no logs")
 	flag.DurationVar(&o.runFor, "run-for", 30*time.Second, "how long a simulated runner pod runs")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up waiting after this long")
@@ -102,6 +108,8 @@ func (o *options) validate() error {
 		return errors.New("--exclusive must be between 0 and --benchmarks minus --each-node")
 	case o.slots < 0:
 		return errors.New("--slots must not be negative")
+	case o.hostile < 0 || o.hostile > 0 && o.result == "":
+		return errors.New("--hostile must not be negative, and needs --result (its log begins with that result's phases)")
 	case o.k8sBin == "" || o.kwok == "" || o.operator == "":
 		return errors.New("--k8s-bin, --kwok and --operator are required")
 	}
@@ -188,8 +196,8 @@ func run(o options) (bool, error) {
 	if !o.keep {
 		defer os.RemoveAll(o.workDir)
 	}
-	fmt.Printf("scale: %d benchmarks (%d EachNode, %d exclusive) on %d simulated nodes (%d NVMe), %d slots, pods run %s; logs in %s\n",
-		o.benchmarks, o.eachNode, o.exclusive, o.nodes, o.nvmeNodes, o.slots, o.runFor, o.workDir)
+	fmt.Printf("scale: %d benchmarks (%d EachNode, %d exclusive) and %d hostile on %d simulated nodes (%d NVMe), %d slots, pods run %s; logs in %s\n",
+		o.benchmarks, o.eachNode, o.exclusive, o.hostile, o.nodes, o.nvmeNodes, o.slots, o.runFor, o.workDir)
 
 	// etcd and kube-apiserver, with the CRDs.
 	root, err := repoRoot()
@@ -247,8 +255,8 @@ func run(o options) (bool, error) {
 		"--kube-api-qps=500", "--kube-api-burst=1000"); err != nil {
 		return false, err
 	}
-	// The nodes' kubelet endpoint: KWOK's server, serving every runner the same log (--result), or a
-	// port nobody listens on (log reads fail at once).
+	// The nodes' kubelet endpoint: KWOK's server, serving every runner the same log (--result; the
+	// hostile log in namespace scale-hostile), or a port nobody listens on (log reads fail at once).
 	kubeletPort, err := freePort()
 	if err != nil {
 		return false, err
@@ -260,7 +268,7 @@ func run(o options) (bool, error) {
 	kwokArgs := []string{"--kubeconfig=" + kubeconfig, "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 		"--cidr=10.0.0.0/16", "--node-ip=127.0.0.1"}
 	if o.result != "" {
-		logs, server, err := kubeletLogs(o.workDir, o.result, kubeletPort)
+		logs, server, err := kubeletLogs(o.workDir, o.result, o.hostile > 0, kubeletPort)
 		if err != nil {
 			return false, err
 		}
@@ -298,8 +306,10 @@ func run(o options) (bool, error) {
 	if err := waitNodesReady(ctx, c, o.nodes, procs); err != nil {
 		return false, err
 	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "scale"}}); err != nil {
-		return false, err
+	for _, ns := range []string{nsScale, nsHostile} {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return false, err
+		}
 	}
 
 	// The operator, as a process, against this control plane.
@@ -337,6 +347,11 @@ func run(o options) (bool, error) {
 	}
 	applied := time.Now()
 	fmt.Printf("scale: applied %d KVBenchmarks in %.1fs\n", len(bs), applied.Sub(t0).Seconds())
+	// The hostile tenant's benchmarks come last: fair slots serve its namespace in the first round
+	// all the same.
+	if err := createAll(ctx, c, hostileBenchmarks(o.hostile)); err != nil {
+		return false, err
+	}
 
 	f, err := watchUntilDone(ctx, c, o, applied, op)
 	if err != nil {
@@ -348,12 +363,18 @@ func run(o options) (bool, error) {
 		}
 	}
 	f.ApplySeconds = applied.Sub(t0).Seconds()
-	f.Benchmarks, f.Nodes = o.benchmarks, o.nodes
+	f.Benchmarks, f.Nodes, f.Slots, f.HostileBenchmarks = o.benchmarks, o.nodes, o.slots, o.hostile
+	if o.slots > 0 {
+		f.ActiveJobsOverSlots = max(0, f.PeakActiveJobs-o.slots)
+	}
 	if f.CPUSeconds, err = cpuSeconds(op.cmd.Process.Pid); err != nil {
 		return false, err
 	}
 	f.CPUSeconds -= cpu0
-	if f.MaxRSSMiB, err = maxRSSMiB(op.cmd.Process.Pid); err != nil {
+	if f.MaxRSSMiB, err = procStatusMiB(op.cmd.Process.Pid, "VmHWM"); err != nil {
+		return false, err
+	}
+	if f.RSSFileMiB, err = procStatusMiB(op.cmd.Process.Pid, "RssFile"); err != nil {
 		return false, err
 	}
 	m, err := scrape(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort))
@@ -486,15 +507,13 @@ func benchmarks(o options, nvmeKey, nvmeValue string) []*kvv1.KVBenchmark {
 	for i := 0; i < o.benchmarks; i++ {
 		b := &kvv1.KVBenchmark{
 			TypeMeta:   metav1.TypeMeta{APIVersion: kvv1.GroupVersion.String(), Kind: "KVBenchmark"},
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b%04d", i), Namespace: "scale"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("b%04d", i), Namespace: nsScale},
 			Spec: kvv1.KVBenchmarkSpec{
 				Engines:   []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}},
 				Dataset:   kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("16Mi"))},
 				Workloads: []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}},
 				Threads:   []int32{1},
 				Storage:   kvv1.StorageSpec{Medium: kvv1.MediumTmpfs},
-				// The CRD's memory rule: rocksdb's 8Mi cache + 2 x 64Mi memtables + 256Mi + buffers + 16Mi data.
-				Resources: kvv1.BenchmarkResources{Memory: resource.MustParse("512Mi")},
 				Placement: kvv1.PlacementSpec{Exclusive: ptr.To(false)},
 			},
 		}
@@ -517,9 +536,43 @@ func benchmarks(o options, nvmeKey, nvmeValue string) []*kvv1.KVBenchmark {
 			b.Spec.Engines = []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}, {Name: kvv1.EngineLevelDB}, {Name: kvv1.EnginePebble}}
 			b.Spec.Placement.Engines = kvv1.EnginesParallel
 		}
+		b.Spec.Resources.Memory = memoryFor(&b.Spec)
 		out = append(out, b)
 	}
 	return out
+}
+
+// hostileBenchmarks are n one-engine benchmarks in namespace scale-hostile (their runners print
+// the hostile log).
+func hostileBenchmarks(n int) []*kvv1.KVBenchmark {
+	var out []*kvv1.KVBenchmark
+	for i := 0; i < n; i++ {
+		b := &kvv1.KVBenchmark{
+			TypeMeta:   metav1.TypeMeta{APIVersion: kvv1.GroupVersion.String(), Kind: "KVBenchmark"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("hostile%03d", i), Namespace: nsHostile},
+			Spec: kvv1.KVBenchmarkSpec{
+				Engines:   []kvv1.EngineSpec{{Name: kvv1.EngineRocksDB}},
+				Dataset:   kvv1.DatasetSpec{Size: ptr.To(resource.MustParse("16Mi"))},
+				Workloads: []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}},
+				Threads:   []int32{1},
+				Storage:   kvv1.StorageSpec{Medium: kvv1.MediumTmpfs},
+				Placement: kvv1.PlacementSpec{Exclusive: ptr.To(false)},
+			},
+		}
+		b.Spec.Resources.Memory = memoryFor(&b.Spec)
+		out = append(out, b)
+	}
+	return out
+}
+
+// memoryFor is the least memory the CRD's rule accepts for s (api.MemoryNeed of its largest
+// engine, in whole MiB), so the mix follows the memory model.
+func memoryFor(s *kvv1.KVBenchmarkSpec) resource.Quantity {
+	need := 0.0
+	for _, e := range s.Engines {
+		need = max(need, kvv1.MemoryNeed(s, e))
+	}
+	return *resource.NewQuantity(int64(math.Ceil(need/(1<<20)))<<20, resource.BinarySI)
 }
 
 func createAll(ctx context.Context, c client.Client, bs []*kvv1.KVBenchmark) error {
@@ -552,18 +605,23 @@ type figures struct {
 	Runs              int
 	ApplySeconds      float64
 	// From the end of the apply.
-	SecondsToAllPhases          float64
-	SecondsToAllFirstJobs       float64
-	SecondsToAllSucceeded       float64
-	BenchmarksSucceeded         int
-	BenchmarksFailed            int
-	BenchmarksLostPhase         int
-	ReconcileP50Seconds         float64
-	ReconcileP99Seconds         float64
-	Reconciles                  float64
-	ReconcileErrors             float64
-	CPUSeconds                  float64
-	MaxRSSMiB                   float64
+	SecondsToAllPhases    float64
+	SecondsToAllFirstJobs float64
+	SecondsToAllSucceeded float64
+	BenchmarksSucceeded   int
+	BenchmarksFailed      int
+	BenchmarksLostPhase   int
+	ReconcileP50Seconds   float64
+	ReconcileP99Seconds   float64
+	Reconciles            float64
+	QueueWaitMeanSeconds  float64
+	ReconcileMeanSeconds  float64
+	ReconcileErrors       float64
+	CPUSeconds            float64
+	MaxRSSMiB             float64
+	// Of the resident set: the most anonymous memory seen (sampled every second), and the mapped
+	// files (the binary) at the end.
+	MaxRSSAnonMiB, RSSFileMiB   float64
 	APIRequests                 float64
 	APIRequestsPerBenchmark     float64
 	SecondsToAllArchiveOutcomes float64
@@ -580,12 +638,21 @@ type figures struct {
 	SequentialGaps          []float64 `json:"-"`
 	ExclusiveOverlaps       int
 	ExclusiveOverlapSample  string
+	// Slots: the most runner Jobs seen holding a slot at once (sampled once a second; see
+	// jobsByBenchmark), and by how much that exceeded --slots.
+	Slots, PeakActiveJobs, ActiveJobsOverSlots int
+	// The hostile tenant (--hostile): how many ended Failed with ResultOverLimits, how many did not
+	// (yet), when all had their first Job and when all had ended.
+	HostileBenchmarks, HostileOverLimits, HostileNotOverLimits int
+	HostileSecondsToAllFirstJobs, HostileSecondsToAllEnded     float64
+	HostileSample                                              string
 }
 
 func watchUntilDone(ctx context.Context, c client.Client, o options, applied time.Time, op *proc) (*figures, error) {
-	f := &figures{SecondsToAllPhases: -1, SecondsToAllFirstJobs: -1, SecondsToAllSucceeded: -1}
+	f := &figures{SecondsToAllPhases: -1, SecondsToAllFirstJobs: -1, SecondsToAllSucceeded: -1,
+		HostileSecondsToAllFirstJobs: -1, HostileSecondsToAllEnded: -1}
 	hadPhase := map[string]bool{}
-	withJob := map[string]bool{}
+	withJob := map[string]bool{} // namespace/name
 	deadline := applied.Add(o.timeout)
 	last := time.Time{}
 	for {
@@ -594,7 +661,7 @@ func watchUntilDone(ctx context.Context, c client.Client, o options, applied tim
 		}
 		now := time.Now()
 		var list kvv1.KVBenchmarkList
-		if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+		if err := c.List(ctx, &list, client.InNamespace(nsScale)); err != nil {
 			return nil, err
 		}
 		phases, succeeded, failed, runs := 0, 0, 0, 0
@@ -615,25 +682,37 @@ func watchUntilDone(ctx context.Context, c client.Client, o options, applied tim
 			}
 			runs += len(b.Status.Runs)
 		}
-		// Jobs: a benchmark has its first Job when one of its runs has one (listed by label).
-		if f.SecondsToAllFirstJobs < 0 {
-			if err := jobsByBenchmark(ctx, c, withJob); err != nil {
-				return nil, err
-			}
-			if len(withJob) >= o.benchmarks {
-				f.SecondsToAllFirstJobs = now.Sub(applied).Seconds()
-			}
+		hostileEnded, err := f.hostileOutcome(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		active, err := jobsByBenchmark(ctx, c, withJob)
+		if err != nil {
+			return nil, err
+		}
+		f.PeakActiveJobs = max(f.PeakActiveJobs, active)
+		if anon, err := procStatusMiB(op.cmd.Process.Pid, "RssAnon"); err == nil {
+			f.MaxRSSAnonMiB = max(f.MaxRSSAnonMiB, anon)
+		}
+		if f.SecondsToAllFirstJobs < 0 && countIn(withJob, nsScale) >= o.benchmarks {
+			f.SecondsToAllFirstJobs = now.Sub(applied).Seconds()
+		}
+		if f.HostileSecondsToAllFirstJobs < 0 && o.hostile > 0 && countIn(withJob, nsHostile) >= o.hostile {
+			f.HostileSecondsToAllFirstJobs = now.Sub(applied).Seconds()
+		}
+		if f.HostileSecondsToAllEnded < 0 && o.hostile > 0 && hostileEnded == o.hostile {
+			f.HostileSecondsToAllEnded = now.Sub(applied).Seconds()
 		}
 		if f.SecondsToAllPhases < 0 && phases == o.benchmarks {
 			f.SecondsToAllPhases = now.Sub(applied).Seconds()
 		}
 		if now.Sub(last) >= 10*time.Second {
-			fmt.Printf("scale: +%3.0fs phases %d, with a Job %d, succeeded %d, failed %d, runs %d\n",
-				now.Sub(applied).Seconds(), phases, len(withJob), succeeded, failed, runs)
+			fmt.Printf("scale: +%3.0fs phases %d, with a Job %d, succeeded %d, failed %d, runs %d; active Jobs %d; hostile ended %d\n",
+				now.Sub(applied).Seconds(), phases, countIn(withJob, nsScale), succeeded, failed, runs, active, hostileEnded)
 			last = now
 		}
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.Runs = succeeded, failed, runs
-		if succeeded+failed == o.benchmarks {
+		if succeeded+failed == o.benchmarks && hostileEnded == o.hostile {
 			if failed == 0 {
 				f.SecondsToAllSucceeded = now.Sub(applied).Seconds()
 			}
@@ -647,6 +726,33 @@ func watchUntilDone(ctx context.Context, c client.Client, o options, applied tim
 	}
 }
 
+// hostileOutcome counts the hostile benchmarks that ended, and of them those that failed with
+// ResultOverLimits (a run with that reason), as they must.
+func (f *figures) hostileOutcome(ctx context.Context, c client.Client) (int, error) {
+	var list kvv1.KVBenchmarkList
+	if err := c.List(ctx, &list, client.InNamespace(nsHostile)); err != nil {
+		return 0, err
+	}
+	ended, over := 0, 0
+	for _, b := range list.Items {
+		if b.Status.Phase != kvv1.PhaseSucceeded && b.Status.Phase != kvv1.PhaseFailed {
+			continue
+		}
+		ended++
+		for _, r := range b.Status.Runs {
+			if b.Status.Phase == kvv1.PhaseFailed && r.Reason == kvv1.ReasonResultOverLimits {
+				over++
+				if f.HostileSample == "" {
+					f.HostileSample = r.Message
+				}
+				break
+			}
+		}
+	}
+	f.HostileOverLimits, f.HostileNotOverLimits = over, len(list.Items)-over
+	return ended, nil
+}
+
 func allResults(b *kvv1.KVBenchmark) bool {
 	for _, r := range b.Status.Runs {
 		if len(r.Results) == 0 {
@@ -656,25 +762,63 @@ func allResults(b *kvv1.KVBenchmark) bool {
 	return len(b.Status.Runs) > 0
 }
 
-func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool) error {
-	var jobs metav1.PartialObjectMetadataList
-	jobs.SetGroupVersionKind(schemaJobList)
-	if err := c.List(ctx, &jobs, client.InNamespace("scale")); err != nil {
-		return err
+// jobsByBenchmark notes in seen the benchmarks (namespace/name, by label) that have a Job, and
+// returns how many runner Jobs hold a slot as the operator's ledger counts them: not finished, not
+// being deleted, and no pod of theirs has ended (the Job controller may mark a Job finished well
+// after its pod ended). Jobs are listed before pods, so a Job created after another's pod ended is
+// never counted beside it.
+func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool) (int, error) {
+	var jobs batchv1.JobList
+	if err := c.List(ctx, &jobs); err != nil {
+		return 0, err
 	}
-	for _, j := range jobs.Items {
-		if name := j.Labels[render.LabelBenchmark]; name != "" {
-			seen[name] = true
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods); err != nil {
+		return 0, err
+	}
+	ended := map[types.UID]bool{}
+	for _, p := range pods.Items {
+		if ref := metav1.GetControllerOf(&p); ref != nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed) {
+			ended[ref.UID] = true
 		}
 	}
-	return nil
+	active := 0
+	for _, j := range jobs.Items {
+		if name := j.Labels[render.LabelBenchmark]; name != "" {
+			seen[j.Namespace+"/"+name] = true
+		}
+		if j.DeletionTimestamp == nil && !jobFinished(&j) && !ended[j.UID] {
+			active++
+		}
+	}
+	return active, nil
+}
+
+func jobFinished(j *batchv1.Job) bool {
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// countIn counts the keys (namespace/name) of namespace ns.
+func countIn(seen map[string]bool, ns string) int {
+	n := 0
+	for k := range seen {
+		if strings.HasPrefix(k, ns+"/") {
+			n++
+		}
+	}
+	return n
 }
 
 // archiveOutcome counts how the operator's archive step ended for each run: archived, an error
 // recorded (simulated pods have no logs), or not yet decided.
 func (f *figures) archiveOutcome(ctx context.Context, c client.Client) error {
 	var list kvv1.KVBenchmarkList
-	if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+	if err := c.List(ctx, &list, client.InNamespace(nsScale)); err != nil {
 		return err
 	}
 	for _, b := range list.Items {
@@ -721,7 +865,7 @@ func (f *figures) waitArchive(ctx context.Context, c client.Client, applied time
 // spread table of the first.
 func (f *figures) eachNodeReport(ctx context.Context, c client.Client, o options) error {
 	var list kvv1.KVBenchmarkList
-	if err := c.List(ctx, &list, client.InNamespace("scale")); err != nil {
+	if err := c.List(ctx, &list, client.InNamespace(nsScale)); err != nil {
 		return err
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
@@ -759,16 +903,20 @@ func (f *figures) print() {
   benchmarks %d (runs %d) on %d nodes; applied in %.1fs
   from the end of the apply: every benchmark has a phase %.1fs, its first Job %.1fs, all Succeeded with results %.1fs
   succeeded %d, failed %d, lost their phase %d
-  reconciles %.0f, errors %.0f, latency p50 %.3fs p99 %.3fs
-  operator CPU %.1fs, max RSS %.1f MiB, API requests %.0f (%.1f per benchmark)
+  reconciles %.0f, errors %.0f, latency p50 %.3fs p99 %.3fs, mean %.3fs; mean wait in the work queue %.1fs
+  operator CPU %.1fs, max RSS %.1f MiB (anonymous at most %.1f MiB sampled every second, files %.1f MiB), API requests %.0f (%.1f per benchmark)
   archive: %d archived, %d with an error, %d undecided (all decided %.1fs); e.g. %q
   EachNode: runs %v, distinct nodes %v
   exclusive Sequential: %d gaps between engines, median %.0fs, max %.0fs; runs sharing a node with an exclusive run: %d %s
+  slots %d: at most %d runner Jobs held a slot at once (sampled every second)
+  hostile %d: %d Failed with ResultOverLimits, %d not; all had a Job %.1fs, all ended %.1fs; e.g. %.200q
 `, f.Benchmarks, f.Runs, f.Nodes, f.ApplySeconds, f.SecondsToAllPhases, f.SecondsToAllFirstJobs, f.SecondsToAllSucceeded,
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
-		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.CPUSeconds, f.MaxRSSMiB, f.APIRequests, f.APIRequestsPerBenchmark,
+		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.ReconcileMeanSeconds, f.QueueWaitMeanSeconds, f.CPUSeconds, f.MaxRSSMiB, f.MaxRSSAnonMiB, f.RSSFileMiB, f.APIRequests, f.APIRequestsPerBenchmark,
 		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes,
-		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.ExclusiveOverlaps, f.ExclusiveOverlapSample)
+		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.ExclusiveOverlaps, f.ExclusiveOverlapSample,
+		f.Slots, f.PeakActiveJobs, f.HostileBenchmarks, f.HostileOverLimits, f.HostileNotOverLimits,
+		f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllEnded, f.HostileSample)
 	if f.EachNodeSpread != "" {
 		fmt.Println(f.EachNodeSpread)
 	}

@@ -15,11 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
-
-var schemaJobList = schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "JobList"}
 
 // clkTck is USER_HZ, the unit of /proc/<pid>/stat times (100 on Linux).
 const clkTck = 100
@@ -44,14 +41,15 @@ func cpuSeconds(pid int) (float64, error) {
 	return (utime + stime) / clkTck, nil
 }
 
-// maxRSSMiB is the process's peak resident set (VmHWM).
-func maxRSSMiB(pid int) (float64, error) {
+// procStatusMiB is a memory figure of /proc/<pid>/status in MiB: VmHWM (the peak resident set),
+// RssAnon (memory the process allocated), RssFile (mapped files: mostly the binary).
+func procStatusMiB(pid int, field string) (float64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
 			if err != nil {
 				return 0, err
@@ -59,7 +57,7 @@ func maxRSSMiB(pid int) (float64, error) {
 			return kb / 1024, nil
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 func waitHTTP(ctx context.Context, url string, p *proc) error {
@@ -127,6 +125,16 @@ func (f *figures) fromMetrics(m map[string]*dto.MetricFamily, benchmarks int) {
 			}
 		}
 	}
+	// The work queue: how long a benchmark waited to be reconciled, and a reconcile took, on average.
+	mean := func(name string) float64 {
+		for _, x := range m[name].GetMetric() {
+			if label(x, "name") == "kvbenchmark" && x.GetHistogram().GetSampleCount() > 0 {
+				return x.GetHistogram().GetSampleSum() / float64(x.GetHistogram().GetSampleCount())
+			}
+		}
+		return math.NaN()
+	}
+	f.QueueWaitMeanSeconds, f.ReconcileMeanSeconds = mean("workqueue_queue_duration_seconds"), mean("workqueue_work_duration_seconds")
 	if mf := m["rest_client_requests_total"]; mf != nil {
 		for _, x := range mf.GetMetric() {
 			f.APIRequests += x.GetCounter().GetValue()
@@ -178,6 +186,10 @@ type ranges struct {
 	MaxRunsArchiveError        *int     `json:"maxRunsArchiveError,omitempty"`
 	MaxSequentialGapSeconds    *float64 `json:"maxSequentialGapSeconds,omitempty"`
 	MaxExclusiveOverlaps       *int     `json:"maxExclusiveOverlaps,omitempty"`
+	MaxActiveJobsOverSlots     *int     `json:"maxActiveJobsOverSlots,omitempty"`
+	MaxHostileNotOverLimits    *int     `json:"maxHostileNotOverLimits,omitempty"`
+	// The hostile tenant is served in the first rounds although its benchmarks come last.
+	MaxHostileSecondsToAllFirstJobs *float64 `json:"maxHostileSecondsToAllFirstJobs,omitempty"`
 }
 
 func loadRanges(path string) (*ranges, error) {
@@ -226,5 +238,8 @@ func (r *ranges) check(f *figures) []string {
 	maxI("runsArchiveError", r.MaxRunsArchiveError, f.RunsArchiveError)
 	maxF("sequentialGapMaxSeconds", r.MaxSequentialGapSeconds, f.SequentialGapMaxSeconds, f.SequentialGapMaxSeconds >= 0)
 	maxI("exclusiveOverlaps", r.MaxExclusiveOverlaps, f.ExclusiveOverlaps)
+	maxI("activeJobsOverSlots", r.MaxActiveJobsOverSlots, f.ActiveJobsOverSlots)
+	maxI("hostileNotOverLimits", r.MaxHostileNotOverLimits, f.HostileNotOverLimits)
+	maxF("hostileSecondsToAllFirstJobs", r.MaxHostileSecondsToAllFirstJobs, f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllFirstJobs >= 0)
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
 // The simulated termination message is what the operator accepts from a runner.
@@ -150,5 +152,66 @@ func TestCRILogSplitsLongLines(t *testing.T) {
 	}
 	if back.String() != long {
 		t.Fatal("the chunks do not join back into the line")
+	}
+}
+
+// The hostile tenant's log is over the operator's limits in every way issue 18 names, after the
+// real phases: the operator reads it (as it does at the run's end) within its limits and says so.
+func TestHostileLogIsOverTheLimits(t *testing.T) {
+	file := filepath.Join("..", "..", "docs", "reproductions", "seed-000-evidence", "seed-000-prefix-rocksdb.result.json")
+	log, err := hostileLog(file, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) < 32<<20 {
+		t.Fatalf("%d bytes: the result line should be about 31 MiB", len(log))
+	}
+	got, err := archive.ReadLog(strings.NewReader(log), kvv1.DefaultResultLimits, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := fmt.Sprint(got.Over)
+	for _, want := range []string{"phase line(s) over the limit", "string(s) cut", "phases item(s) over the limit"} {
+		if !strings.Contains(over, want) {
+			t.Errorf("limits left out %q, want it to name %q", over, want)
+		}
+	}
+	// What is kept still reaches status and metrics: duplicate pulse rounds and values of 1e308.
+	if r := got.Result; r == nil || len(r.Phases) < 2 || len(r.Phases[0].PulseRounds) != 2 || r.Phases[0].PulseRounds[1].Round != 1 || r.Phases[1].OpsPerSec != 1e308 {
+		t.Errorf("the kept result line lacks the duplicate rounds or 1e308: %.300v", r)
+	}
+	base, err := runnerLog(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(log, base[:strings.LastIndex(base, kvv1.ResultLogPrefix)]) || got.Phases[0].Workload == "x" {
+		t.Errorf("the hostile log does not begin with the real phases (first phase %q)", got.Phases[0].Workload)
+	}
+}
+
+// Issue 18: both scale targets run the slot path (a slot limit that binds: fewer slots than the
+// runs that could start at once), real runner logs and the hostile tenant.
+func TestMakeTargetsRunTheSlotPath(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"test-scale", "test-scale-small"} {
+		_, recipe, ok := strings.Cut(string(raw), "\n"+target+":")
+		if !ok {
+			t.Fatalf("no target %s", target)
+		}
+		recipe, _, _ = strings.Cut(recipe, "\n\n")
+		flags := map[string]int{}
+		f := strings.Fields(recipe)
+		for i := 0; i+1 < len(f); i++ {
+			if n, err := strconv.Atoi(f[i+1]); err == nil && strings.HasPrefix(f[i], "--") {
+				flags[f[i]] = n
+			}
+		}
+		if !strings.Contains(recipe, "--result $(SCALE_RESULT)") || flags["--hostile"] < 1 || flags["--slots"] < 1 ||
+			flags["--slots"] >= flags["--benchmarks"] {
+			t.Errorf("%s: want --result, --hostile and a binding --slots (fewer than --benchmarks): %v", target, flags)
+		}
 	}
 }

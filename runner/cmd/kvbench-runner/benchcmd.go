@@ -65,6 +65,7 @@ type benchFlags struct {
 	maxBGCompactions, maxBGFlushes, bloomLocality int
 	statistics, mmapWrite                         bool
 	walDir                                        string
+	optionsFile                                   string
 	statsIntervalSeconds                          int
 	statsInterval                                 int64
 	statsPerInterval                              int
@@ -163,6 +164,7 @@ func benchCmd() *cobra.Command {
 	fs.BoolVar(&f.statistics, "statistics", false, "create RocksDB's Statistics object: tickers in the result, STATISTICS: at the end")
 	fs.BoolVar(&f.mmapWrite, "mmap_write", false, "write table files through mmap")
 	fs.StringVar(&f.walDir, "wal_dir", "", "WAL directory, inside the database directory (relative path)")
+	fs.StringVar(&f.optionsFile, "options_file", "", "the engine's own OPTIONS file (rocksdb: RocksDB's INI format, pebble: Pebble's) as the base; only the flags given explicitly are set over it")
 	fs.IntVar(&f.statsIntervalSeconds, "stats_interval_seconds", 0, "print an interval line every N seconds of a benchmark (0: off)")
 	fs.Int64Var(&f.statsInterval, "stats_interval", 0, "print an interval line every N operations, checked each report interval (0: off)")
 	fs.IntVar(&f.statsPerInterval, "stats_per_interval", 0, "with an interval: also print the engine's stats (rocksdb.stats)")
@@ -196,6 +198,7 @@ func (f *benchFlags) config(fs *pflag.FlagSet) (api.RunnerConfig, error) {
 	}
 	cfg.Engine.Name = api.EngineName(f.engine)
 	cfg.DBPath = f.db
+	cfg.OptionsFile = f.optionsFile
 	cfg.Threads = []int32{int32(f.threads)}
 	cfg.CacheMode = api.CacheMode(f.cacheMode)
 	cfg.Repeat = int32(f.repeat)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -31,6 +32,8 @@ type DB struct {
 	quiet engine.Quiet
 	// stalls counts write stalls from the event listener (one event per stall, not per write).
 	stalls *stallCounter
+	// reps are what the typed options and the runner set over the user's OPTIONS file (nil without one).
+	reps []engine.Replacement
 }
 
 // Open opens (creating if allowed) a Pebble database with the shared options.
@@ -39,14 +42,32 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		return nil, err
 	}
 	o := cfg.Options
-	cache := pebble.NewCache(engine.Bytes(o.CacheSize, 8<<20))
-	opts := &pebble.Options{
-		Cache:              cache,
-		ErrorIfNotExists:   cfg.MustExist,
-		DisableWAL:         engine.Bool(o.DisableWAL),
-		FormatMajorVersion: pebble.FormatNewest,
-		Logger:             quietLogger{},
+	opts := &pebble.Options{}
+	if cfg.OptionsFile != "" {
+		// The user's OPTIONS file is the base; what was asked for is set over it below.
+		if err := loadOptionsFile(opts, cfg.OptionsFile); err != nil {
+			return nil, err
+		}
 	}
+	cacheSize := engine.Bytes(o.CacheSize, 8<<20)
+	if o.CacheSize == nil && opts.CacheSize > 0 {
+		cacheSize = opts.CacheSize // the file's cache_size
+	}
+	cache := pebble.NewCache(cacheSize)
+	opts.Cache = cache
+	opts.ErrorIfNotExists = cfg.MustExist
+	if o.DisableWAL != nil || cfg.OptionsFile == "" {
+		opts.DisableWAL = engine.Bool(o.DisableWAL)
+	}
+	if opts.FormatMajorVersion == 0 {
+		opts.FormatMajorVersion = pebble.FormatNewest
+	}
+	// The runner keeps every file on the benchmarked volume (a file's WAL paths are another machine's).
+	opts.WALDir, opts.WALFailover = "", nil
+	if o.WALDir != nil {
+		opts.WALDir = filepath.Join(cfg.Path, *o.WALDir)
+	}
+	opts.Logger = quietLogger{}
 	if o.WriteBufferSize != nil {
 		opts.MemTableSize = uint64(o.WriteBufferSize.Value())
 	}
@@ -88,6 +109,8 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		}
 		if bits := engine.Int(o.BloomBits, 0); bits > 0 {
 			l.FilterPolicy = bloom.FilterPolicy(bits)
+		} else if o.BloomBits != nil {
+			l.FilterPolicy = pebble.NoFilterPolicy // over an OPTIONS file's filter; the default otherwise
 		}
 		if o.Compression != nil {
 			prof := profile(*o.Compression)
@@ -107,7 +130,7 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	if engine.Bool(o.Sync) {
 		wo = pebble.Sync
 	}
-	return &DB{db: db, opts: opts, wo: wo, cache: cache, stalls: stalls}, nil
+	return &DB{db: db, opts: opts, wo: wo, cache: cache, stalls: stalls, reps: fileReplacements(cfg)}, nil
 }
 
 func profile(c api.Compression) *sstable.CompressionProfile {

@@ -8,6 +8,9 @@ const char* kvb_rocksdb_version();
 void kvb_dbbench_options(rocksdb_options_t* o);
 void kvb_dbbench_table_options(rocksdb_block_based_table_options_t* t);
 void kvb_set_bloom(rocksdb_block_based_table_options_t* t, double bits);
+char* kvb_load_options_file(rocksdb_options_t* o, const char* path);
+int kvb_file_table_override(rocksdb_options_t* o, long long cache, int shard_bits, double bloom, long long block_size);
+const char* kvb_table_factory_name(rocksdb_options_t* o);
 */
 import "C"
 
@@ -42,6 +45,8 @@ type DB struct {
 	// frees it a second time after the DB did, so such options are not destroyed (a tiny leak).
 	ownsExtractor bool
 	plainTable    bool
+	// reps are what the typed options and the runner set over the user's OPTIONS file (nil without one).
+	reps []engine.Replacement
 }
 
 // Open opens (creating if allowed) a RocksDB database with the shared options.
@@ -51,7 +56,16 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	}
 	o := cfg.Options
 	opts := grocksdb.NewDefaultOptions()
-	if optionsLayoutOK {
+	fromFile := cfg.OptionsFile != ""
+	if fromFile {
+		// The user's OPTIONS file is the base (instead of db_bench's defaults); what was asked for
+		// is set over it below.
+		if err := loadOptionsFile(opts, cfg); err != nil {
+			opts.Destroy()
+			return nil, err
+		}
+		opts.SetErrorIfExists(false)
+	} else if optionsLayoutOK {
 		// db_bench's flag defaults first (see dbbench_defaults.cc), then what was asked for.
 		C.kvb_dbbench_options((*C.rocksdb_options_t)(rawPtr(opts)))
 	}
@@ -75,6 +89,11 @@ func Open(cfg engine.Config) (engine.DB, error) {
 		// The prefix-hash memtable does not support concurrent inserts (db_bench turns them off too).
 		opts.SetAllowConcurrentMemtableWrites(false)
 		opts.SetAllowMmapReads(true)
+	} else if fromFile {
+		if err := fileTableOverride(opts, o); err != nil {
+			opts.Destroy()
+			return nil, err
+		}
 	} else if o.OptimizeForPointLookup == nil || o.CacheSize != nil || o.BloomBits != nil || o.BlockSize != nil {
 		bbto = grocksdb.NewDefaultBlockBasedTableOptions()
 		if optionsLayoutOK {
@@ -130,10 +149,11 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	if engine.Bool(o.MmapRead) {
 		opts.SetAllowMmapReads(true)
 	}
-	applyDBBenchOptions(opts, o, cfg.Path)
-	if cfg.DirectIO {
-		opts.SetUseDirectReads(true)
-		opts.SetUseDirectIOForFlushAndCompaction(true)
+	applyDBBenchOptions(opts, o, cfg.Path, fromFile)
+	if cfg.DirectIO || fromFile {
+		// spec.cacheMode decides direct I/O, also over an OPTIONS file.
+		opts.SetUseDirectReads(cfg.DirectIO)
+		opts.SetUseDirectIOForFlushAndCompaction(cfg.DirectIO)
 	}
 	if err := os.MkdirAll(cfg.Path, 0o755); err != nil {
 		return nil, err
@@ -149,16 +169,20 @@ func Open(cfg engine.Config) (engine.DB, error) {
 	swo.SetSync(true)
 	ro := grocksdb.NewDefaultReadOptions()
 	return &DB{db: db, opts: opts, ro: ro, wo: wo, swo: swo, bbto: bbto, path: cfg.Path,
-		ownsExtractor: engine.Bool(o.PlainTable), plainTable: engine.Bool(o.PlainTable), r: newRaw(db, ro, wo)}, nil
+		ownsExtractor: engine.Bool(o.PlainTable), plainTable: engine.Bool(o.PlainTable) || filePlainTable(opts), r: newRaw(db, ro, wo),
+		reps: fileReplacements(cfg)}, nil
 }
 
 // applyDBBenchOptions sets the db_bench flags that map one to one onto RocksDB options.
-func applyDBBenchOptions(opts *grocksdb.Options, o api.EngineOptions, path string) {
+func applyDBBenchOptions(opts *grocksdb.Options, o api.EngineOptions, path string, fromFile bool) {
 	if engine.Bool(o.Statistics) {
 		// Only when asked: the Statistics object costs throughput (db_bench --statistics).
 		opts.EnableStatistics()
 	}
 	numLevels := 7 // RocksDB's and db_bench's default
+	if fromFile {
+		numLevels = opts.GetNumLevels()
+	}
 	if o.NumLevels != nil {
 		numLevels = int(*o.NumLevels)
 		opts.SetNumLevels(numLevels)
@@ -172,6 +196,9 @@ func applyDBBenchOptions(opts *grocksdb.Options, o api.EngineOptions, path strin
 	if o.MinLevelToCompress != nil {
 		// db_bench: levels below the minimum uncompressed, the rest with --compression_type.
 		c := grocksdb.SnappyCompression
+		if fromFile {
+			c = opts.GetCompression()
+		}
 		if o.Compression != nil {
 			c = compression(*o.Compression)
 		}
