@@ -26,6 +26,9 @@ type ResultLimits struct {
 	Keys int
 	// String bounds a string's bytes; Text those of a "text" (an engine's dump, its options file).
 	String, Text int
+	// Histogram bounds an encoded latency histogram (latencyHistogram); a longer one is left out
+	// whole, as a cut one could not be decoded.
+	Histogram int
 	// Depth bounds nesting (the schema is 6 deep).
 	Depth int
 }
@@ -47,6 +50,7 @@ var DefaultResultLimits = ResultLimits{
 	Keys:        256,
 	String:      4 << 10,
 	Text:        1 << 20,
+	Histogram:   256 << 10, // a phase's is 1-4 KB; the layout's worst case is ~390 KB
 	Depth:       16,
 }
 

@@ -83,6 +83,12 @@ type PhaseResult struct {
 	// each also counted under its own name, as YCSB counts them.
 	// +optional
 	EngineOps *EngineOps `json:"engineOps,omitempty"`
+	// LatencyHistogram is the phase's latency histogram (every operation LatencyMicros covers, in
+	// nanoseconds, 1 ns to one hour at 3 significant digits) in HdrHistogram's portable encoding
+	// (V2 compressed, base64; runner/hist Decode). The Go and Java runners write the same layout, so
+	// histograms of any runs merge exactly. Not in the Summary.
+	// +optional
+	LatencyHistogram string `json:"latencyHistogram,omitempty"`
 }
 
 // EngineOps are engine calls over a phase.

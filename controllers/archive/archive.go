@@ -31,6 +31,9 @@ const (
 	// DroppedEngineDumps is what Dropped names when, after the time series, the engines' text
 	// dumps had to go too (their typed engine statistics stay).
 	DroppedEngineDumps = "engineDumps"
+	// DroppedLatencyHistograms is what Dropped names when, after both, the phases' encoded latency
+	// histograms had to go too (their percentiles stay).
+	DroppedLatencyHistograms = "latencyHistograms"
 	// DroppedOverLimits is what Dropped names when the limits on runner output
 	// (api.ResultLimits) left something out; the result's error says what.
 	DroppedOverLimits = "overLimits"
@@ -65,7 +68,14 @@ func ConfigMap(b *api.KVBenchmark, runName, jobName string, res *api.Result) (cm
 			}
 		}
 		if len(data) > MaxCompressed {
-			return nil, nil, fmt.Errorf("the result is %d KiB compressed without its time series and engine dumps, over the %d KiB a ConfigMap holds", len(data)>>10, MaxCompressed>>10)
+			res = withoutLatencyHistograms(res)
+			dropped = append(dropped, DroppedLatencyHistograms)
+			if data, err = compress(res); err != nil {
+				return nil, nil, err
+			}
+		}
+		if len(data) > MaxCompressed {
+			return nil, nil, fmt.Errorf("the result is %d KiB compressed without its time series, engine dumps and latency histograms, over the %d KiB a ConfigMap holds", len(data)>>10, MaxCompressed>>10)
 		}
 	}
 	cm = &corev1.ConfigMap{
@@ -164,6 +174,18 @@ func withoutIntervals(res *api.Result) *api.Result {
 		out.Phases[i].Intervals = nil
 	}
 	return out
+}
+
+// withoutLatencyHistograms drops the phases' encoded histograms (res is already a copy): a few KB
+// each, they are what fills the archive of a result with thousands of phases.
+func withoutLatencyHistograms(res *api.Result) *api.Result {
+	if res.Load != nil {
+		res.Load.LatencyHistogram = ""
+	}
+	for i := range res.Phases {
+		res.Phases[i].LatencyHistogram = ""
+	}
+	return res
 }
 
 // withoutEngineDumps drops the engines' text dumps (res is already a copy).

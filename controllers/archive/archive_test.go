@@ -173,8 +173,26 @@ func TestConfigMapDropsTheTimeSeriesWhenTooBig(t *testing.T) {
 		t.Errorf("the caller's result was changed")
 	}
 
-	// Too big even without both: an error, not a ConfigMap the API server would refuse.
+	// Too big because of the latency histograms (random: incompressible): those go last, the
+	// percentiles stay.
 	res.Phases[0].EngineDumps = nil
+	per := len(noise) / len(res.Phases)
+	for i := range res.Phases {
+		res.Phases[i].LatencyHistogram = base64.StdEncoding.EncodeToString(noise[i*per : (i+1)*per])
+	}
+	cm, dropped, err = ConfigMap(benchmark(), "rocksdb", "j", res)
+	if err != nil || len(dropped) != 3 || dropped[2] != DroppedLatencyHistograms {
+		t.Fatalf("dropped %v, err %v", dropped, err)
+	}
+	got, _ = FromConfigMap(cm, benchmark(), Digest(cm))
+	if got.Phases[0].LatencyHistogram != "" || got.Phases[0].OpsPerSec != res.Phases[0].OpsPerSec || res.Phases[0].LatencyHistogram == "" {
+		t.Errorf("want the histograms gone from the archive (and only there): %+v", got.Phases[0].PhaseSummary)
+	}
+
+	// Too big even without all three: an error, not a ConfigMap the API server would refuse.
+	for i := range res.Phases {
+		res.Phases[i].LatencyHistogram = ""
+	}
 	res.Error = base64.StdEncoding.EncodeToString(noise)
 	if _, _, err := ConfigMap(benchmark(), "rocksdb", "j", res); err == nil || !strings.Contains(err.Error(), "without its time series") {
 		t.Errorf("got %v", err)
@@ -348,5 +366,25 @@ func BenchmarkReadLogSummaries(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// An encoded latency histogram is longer than other strings (1-4 KB where the string limit is
+// 4 KiB) and useless when cut: it is kept whole up to its own limit and left out whole beyond it.
+func TestLatencyHistogramKeptWholeOrLeftOut(t *testing.T) {
+	hist := strings.Repeat("A", 6000) // over the 4 KiB string limit, under the histogram limit
+	line := `{"schemaVersion":"kvbench.io/result/v2","engine":"rocksdb","phases":[{"workload":"readrandom","threads":1,"ops":1,"seconds":1,"opsPerSec":1,"microsPerOp":1,"latencyHistogram":"` + hist + `"}]}`
+	var r api.Result
+	d := NewDecoder(api.DefaultResultLimits)
+	if err := d.Decode(strings.NewReader(line), &r); err != nil || d.Over() != nil || r.Phases[0].LatencyHistogram != hist {
+		t.Fatalf("kept whole: got %d bytes, over %v, err %v", len(r.Phases[0].LatencyHistogram), d.Over(), err)
+	}
+	small := api.DefaultResultLimits
+	small.Histogram = 5000
+	r = api.Result{}
+	d = NewDecoder(small)
+	if err := d.Decode(strings.NewReader(line), &r); err != nil || r.Phases[0].LatencyHistogram != "" ||
+		d.Over() == nil || !strings.Contains(d.Over().Error(), "latency histogram(s) over 5000 bytes") {
+		t.Fatalf("left out: got %d bytes, over %v, err %v", len(r.Phases[0].LatencyHistogram), d.Over(), err)
 	}
 }

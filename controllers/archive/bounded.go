@@ -172,8 +172,16 @@ func (f *filter) value(tok json.Token, key string, depth int) error {
 		return f.array(key, depth+1)
 	case string:
 		n, kind := lim.String, "string(s)"
-		if key == "text" {
+		switch key {
+		case "text":
 			n, kind = lim.Text, "text(s)"
+		case "latencyHistogram":
+			// An encoded histogram cut short is no histogram: over the limit it is left out whole.
+			if len(t) > lim.Histogram {
+				f.d.leave(fmt.Sprintf("latency histogram(s) over %d bytes", lim.Histogram), 1)
+				t = ""
+			}
+			n = len(t)
 		}
 		f.str(f.cut(t, n, kind))
 	case json.Number:

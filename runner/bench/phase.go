@@ -620,6 +620,10 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 	}
 	out.merged = all
 	r.LatencyMicros = all.Percentiles()
+	if all.Count() > 0 {
+		// Encoding an in-memory histogram into a buffer cannot fail; an empty string is "none".
+		r.LatencyHistogram, _ = all.Encode()
+	}
 	r.Intervals = samples
 	report := p.ops
 	if report == nil && (len(p.kinds) > 1 || bg != nil) {

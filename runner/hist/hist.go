@@ -3,6 +3,7 @@
 package hist
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -128,3 +129,44 @@ func (h *Histogram) StdDevMicros() float64 { return h.hdr().StdDev() / 1e3 }
 
 // MinMicros is the smallest value in microseconds.
 func (h *Histogram) MinMicros() float64 { return float64(h.hdr().Min()) / 1e3 }
+
+// Encode is the histogram in HdrHistogram's portable encoding (V2 compressed, base64), which
+// HdrHistogram's Java and other implementations read: the result's latencyHistogram, so that the
+// histograms of two runs (or of the Go and Java runners) can be merged exactly later.
+func (h *Histogram) Encode() (string, error) {
+	b, err := h.hdr().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	return string(b), err
+}
+
+// Decode reads Encode's format, from either runner. The histogram must have this package's layout
+// (1 ns to one hour, 3 significant digits), so that its buckets are this package's buckets and a
+// merge is exact; anything else is an error.
+func Decode(s string) (h *Histogram, err error) {
+	// hdrhistogram-go slices its input without checking lengths (a short or truncated encoding
+	// panics); results are tenant input, so that is an error here.
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("latency histogram: malformed encoding (%v)", r)
+		}
+	}()
+	d, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("latency histogram: %v", err)
+	}
+	if d.LowestTrackableValue() != lowest || d.HighestTrackableValue() != highest || d.SignificantFigures() != sigFigs {
+		return nil, fmt.Errorf("latency histogram: range [%d, %d] at %d digits, want [%d, %d] at %d",
+			d.LowestTrackableValue(), d.HighestTrackableValue(), d.SignificantFigures(), int64(lowest), int64(highest), sigFigs)
+	}
+	counts := d.Export().Counts
+	if len(counts) != countsLen {
+		return nil, fmt.Errorf("latency histogram: %d buckets, want %d", len(counts), countsLen)
+	}
+	h = &Histogram{counts: counts}
+	for _, c := range counts {
+		if c < 0 {
+			return nil, fmt.Errorf("latency histogram: negative count")
+		}
+		h.total += c
+	}
+	return h, nil
+}

@@ -1,6 +1,7 @@
 package hist
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -112,5 +113,45 @@ func BenchmarkRecord(b *testing.B) {
 	}
 	for i := 0; b.Loop(); i++ {
 		h.Record(vs[i&1023])
+	}
+}
+
+// Encode and Decode round-trip every bucket, and Decode refuses a histogram of another layout,
+// which could not merge exactly.
+func TestEncodeDecode(t *testing.T) {
+	h := New()
+	for _, v := range []int64{1, 999, 1000, 1001, 123456, 7e9, 3600e9} {
+		for range v%7 + 1 {
+			h.Record(v)
+		}
+	}
+	enc, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Count() != h.Count() || *d.Percentiles() != *h.Percentiles() {
+		t.Fatalf("decoded %d values %+v, want %d %+v", d.Count(), d.Percentiles(), h.Count(), h.Percentiles())
+	}
+	for i := range h.counts {
+		if d.counts[i] != h.counts[i] {
+			t.Fatalf("bucket %d: %d, want %d", i, d.counts[i], h.counts[i])
+		}
+	}
+	other, err := hdrhistogram.New(1, 1e6, 2).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(string(other)); err == nil || !strings.Contains(err.Error(), "want [1, 3600000000000] at 3") {
+		t.Errorf("another layout: %v", err)
+	}
+	// Garbage, and encodings too short for their header (hdrhistogram-go alone panics on these).
+	for _, bad := range []string{"not base64!", "AAAA", enc[:16]} {
+		if _, err := Decode(bad); err == nil {
+			t.Errorf("%q decoded", bad)
+		}
 	}
 }

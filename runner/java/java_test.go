@@ -1,0 +1,359 @@
+// Package java_test runs the RocksJava runner (runner/java, built by hack/rocksjava-runner.sh with the real
+// rocksdbjni and its native library) and reads what it writes with the Go side's own decoders: the result
+// JSON into api.Result with unknown fields refused, its log through the operator's archive.ReadLog, its
+// stdout through the db_bench parser, its summary into api.Summary. This is the shared fixture test: both
+// runners must write what the one decoder reads.
+package java_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/runner/bench"
+	"github.com/kvbench/kvbench-operator/runner/dbbench"
+	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
+	"github.com/kvbench/kvbench-operator/runner/hist"
+)
+
+// javaRunner returns the command line that starts the RocksJava runner, building it on first use.
+func javaRunner(t *testing.T) []string {
+	t.Helper()
+	for _, tool := range []string{"java", "mvn"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found: the RocksJava runner needs Java 17 and Maven (hack/install-deps.sh installs them)", tool)
+		}
+	}
+	script, err := filepath.Abs("../../hack/rocksjava-runner.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(script).Output()
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("the RocksJava runner did not build (hack/rocksjava-runner.sh): %s", msg)
+	}
+	return []string{"-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
+}
+
+// runJava runs the Java runner with args and returns stdout, stderr and the exit code.
+func runJava(t *testing.T, java []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command("java", append(slices.Clone(java), args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+func strictDecode(t *testing.T, data []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("decoding %T: %v", v, err)
+	}
+}
+
+const (
+	testNum     = 10000
+	testReads   = 10000
+	testThreads = 2
+)
+
+// workloads are every workload the Java runner supports, in an order where each reads what the
+// fills wrote.
+var workloads = []string{"fillseq", "fillrandom", "overwrite", "waitforcompaction", "readrandom", "readseq",
+	"readwhilewriting", "seekrandom"}
+
+func TestRocksJavaRunnerWritesWhatTheGoSideReads(t *testing.T) {
+	java := javaRunner(t)
+	dir := t.TempDir()
+	resultPath, summaryPath := filepath.Join(dir, "result.json"), filepath.Join(dir, "summary.json")
+	stdout, stderr, code := runJava(t, java, "--db="+filepath.Join(dir, "db"), "--benchmarks="+strings.Join(workloads, ","),
+		"--num=10000", "--reads=10000", "--threads=2", "--seek_nexts=2", "--writes_per_second=2000", "--bloom_bits=10",
+		"--statistics", "--histogram", "--write_buffer_size=262144", "--json="+resultPath, "--summary-file="+summaryPath, "--result-lines")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	data, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.Result
+	strictDecode(t, data, &res)
+	if !api.KnownResultSchema(res.SchemaVersion) || res.Engine != "rocksjava" || res.EngineVersion != "rocksdb 7.8.3" || res.Error != "" {
+		t.Fatalf("result header: schema %q engine %q version %q error %q", res.SchemaVersion, res.Engine, res.EngineVersion, res.Error)
+	}
+	p := res.Provenance
+	if p == nil || p.Libraries["rocksdbjni"] != "7.8.3" || p.Libraries["rocksdb"] != "7.8.3" || !strings.Contains(p.Libraries["jvm"], "17") ||
+		p.Seed != 301 || p.OptionsFile == nil || !strings.HasPrefix(p.OptionsFile.Name, "OPTIONS-") ||
+		!strings.Contains(p.OptionsFile.Text, "bloomfilter") || p.Node == nil || p.Node.CPUs < 1 {
+		t.Fatalf("provenance: %+v", p)
+	}
+	// 256 KiB memtables: the fills flush and compact, so there are tables and levels to report.
+	if res.EngineTotals == nil || res.EngineTotals.LSMBytes == nil || *res.EngineTotals.LSMBytes <= 0 || len(res.EngineTotals.Levels) == 0 ||
+		res.EngineTotals.FlushCount == nil || *res.EngineTotals.FlushCount == 0 {
+		t.Errorf("engine totals: %+v", res.EngineTotals)
+	}
+
+	var names []string
+	for i, ph := range res.Phases {
+		names = append(names, ph.Workload)
+		if int(ph.Index) != i || ph.Threads != testThreads || ph.OpsPerSec <= 0 || ph.MicrosPerOp <= 0 || ph.LatencyMicros == nil {
+			t.Errorf("%s: %+v", ph.Workload, ph.PhaseSummary)
+		}
+		want := int64(testThreads * testNum)
+		if strings.HasPrefix(ph.Workload, "read") || ph.Workload == "seekrandom" {
+			want = testThreads * testReads
+		}
+		if ph.Ops != want {
+			t.Errorf("%s: %d ops, want %d", ph.Workload, ph.Ops, want)
+		}
+		// Every key of [0, num) was written by fillseq: random reads and seeks find them all.
+		if ph.Workload == "readrandom" || ph.Workload == "readwhilewriting" || ph.Workload == "seekrandom" {
+			if ph.Found == nil || *ph.Found != ph.Ops {
+				t.Errorf("%s: found %v of %d", ph.Workload, ph.Found, ph.Ops)
+			}
+		}
+		if ph.Usage == nil || ph.Usage.MaxRSSBytes <= 0 || ph.EngineStats == nil || ph.EngineStats.LSMBytes == nil ||
+			ph.EngineStats.BlockCacheHits == nil || len(ph.EngineDumps) < 3 {
+			t.Errorf("%s: evidence usage %+v stats %+v dumps %d", ph.Workload, ph.Usage, ph.EngineStats, len(ph.EngineDumps))
+		}
+		// The histogram is the Go layout: decoded by runner/hist, it holds every operation and
+		// gives the percentiles the Java runner reported.
+		h, err := hist.Decode(ph.LatencyHistogram)
+		if err != nil {
+			t.Fatalf("%s: %v", ph.Workload, err)
+		}
+		if h.Count() != ph.Ops {
+			t.Errorf("%s: histogram holds %d values, the phase %d ops", ph.Workload, h.Count(), ph.Ops)
+		}
+		if got := h.Percentiles(); got.P50 != ph.LatencyMicros.P50 || got.P99 != ph.LatencyMicros.P99 || got.Max != ph.LatencyMicros.Max {
+			t.Errorf("%s: Go reads the histogram as %+v, Java reported %+v", ph.Workload, got, ph.LatencyMicros)
+		}
+	}
+	wantNames := slices.DeleteFunc(slices.Clone(workloads), func(w string) bool { return w == "waitforcompaction" })
+	if !slices.Equal(names, wantNames) {
+		t.Fatalf("phases %v, want %v", names, wantNames)
+	}
+	rww := res.Phases[slices.Index(names, "readwhilewriting")]
+	if rww.WriteRate == nil || *rww.WriteRate <= 0 || len(rww.Operations) != 2 || rww.Operations[1].Name != "write" ||
+		rww.TargetOpsPerSec == nil || *rww.TargetOpsPerSec != 2000 || rww.Protocol == nil || rww.Protocol.ServiceLatencyMicros == nil {
+		t.Errorf("readwhilewriting: %+v", rww.PhaseSummary)
+	}
+
+	// No allocation on the Java heap per operation (so no GC work caused by the measured loops), except
+	// seekrandom's fresh iterator per seek.
+	for _, w := range wantNames {
+		var perOp float64
+		line := regexp.MustCompile(`note: ` + w + `: the measured loops allocated ([0-9.]+) bytes/op`).FindStringSubmatch(stderr)
+		if line == nil {
+			t.Errorf("%s: no allocation note in stderr", w)
+			continue
+		}
+		perOp, _ = strconv.ParseFloat(line[1], 64)
+		// Below a quarter of the smallest Java object (16 bytes) per operation: what remains are one-time
+		// costs (JNI method linking, the readseq iterator: ~13 KB a thread, ~0.3 bytes/op at 50,000 ops).
+		if w != "seekrandom" && perOp > 4 {
+			t.Errorf("%s: the measured loop allocated %.2f bytes/op", w, perOp)
+		}
+	}
+
+	// The pod log, as the operator reads it: a phase line per phase and the result line.
+	l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
+	if err != nil || l.Result == nil || l.ResultErr != nil || l.Over != nil {
+		t.Fatalf("ReadLog: %v, result error %v, over %v", err, l.ResultErr, l.Over)
+	}
+	if len(l.Phases) != len(res.Phases) || len(l.Result.Phases) != len(res.Phases) || l.Result.Phases[3].LatencyHistogram != res.Phases[3].LatencyHistogram {
+		t.Errorf("log: %d phase lines, result line with %d phases; want %d", len(l.Phases), len(l.Result.Phases), len(res.Phases))
+	}
+	// db_bench's result lines and histogram blocks, as the db_bench parser reads them.
+	parsed := dbbench.Parse(stdout)
+	if len(parsed) != len(res.Phases) {
+		t.Fatalf("db_bench lines: %d, want %d\n%s", len(parsed), len(res.Phases), stdout)
+	}
+	for i, b := range parsed {
+		ph := res.Phases[i]
+		if b.Name != ph.Workload || b.Ops != ph.Ops || b.Histogram == nil || b.Histogram.Count != ph.Ops || b.HasFound != (ph.Found != nil) {
+			t.Errorf("db_bench line %d: %+v, phase %+v", i, b, ph.PhaseSummary)
+		}
+	}
+	// The termination message.
+	sdata, err := os.ReadFile(summaryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum api.Summary
+	strictDecode(t, sdata, &sum)
+	if len(sdata) > api.TerminationMessageLimit || len(sum.Phases)+int(sum.Truncated) != len(res.Phases) || sum.Engine != "rocksjava" {
+		t.Errorf("summary: %d bytes, %d phases + %d truncated", len(sdata), len(sum.Phases), sum.Truncated)
+	}
+}
+
+func TestRocksJavaRunnerRefusesWhatItCannotDo(t *testing.T) {
+	java := javaRunner(t)
+	db := "--db=" + filepath.Join(t.TempDir(), "db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{db, "--keys_per_prefix=10"}, "--keys_per_prefix is not supported by the rocksjava runner"},
+		{[]string{db, "--benchmarks=fillseq,ycsba"}, "--benchmarks: not supported by the rocksjava runner: ycsba"},
+		{[]string{db, "--no_such_flag=1"}, "unknown flag --no_such_flag"},
+		{[]string{db, "--num=many"}, "--num: not a number: many"},
+		{[]string{db, "--engine=rocksdb"}, "this runner drives rocksjava only"},
+		{[]string{"--benchmarks=fillseq"}, "--db is required"},
+		{[]string{db, "--key_size=4"}, "--key_size >= 8"},
+	} {
+		stdout, stderr, code := runJava(t, java, c.args...)
+		if code != 1 || !strings.HasPrefix(stderr, "kvbench-runner-java: error: ") || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 1 and %q", c.args, code, stderr, stdout, c.want)
+		}
+	}
+}
+
+// The Go runner's and the Java runner's latency histograms of readrandom on the same database merge
+// exactly: same layout, so every bucket of the merge is the sum of the two.
+func TestGoAndJavaHistogramsMergeExactly(t *testing.T) {
+	java := javaRunner(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	resultPath := filepath.Join(dir, "java.json")
+	if out, stderr, code := runJava(t, java, "--db="+db, "--benchmarks=fillseq,readrandom", "--num=3000",
+		"--json="+resultPath); code != 0 {
+		t.Fatalf("java: exit %d: %s %s", code, stderr, out)
+	}
+	data, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jres api.Result
+	strictDecode(t, data, &jres)
+	var out bytes.Buffer
+	gres, err := bench.Run(context.Background(), api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: db,
+		Threads: []int32{1}, Dataset: api.DatasetSpec{Num: ptr(int64(3000)), LoadMode: api.LoadExisting},
+		Workloads: []api.WorkloadSpec{{Name: api.WorkloadReadRandom}}}, bench.Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatalf("Go runner: %v\n%s", err, out.String())
+	}
+	jenc, genc := jres.Phases[1].LatencyHistogram, gres.Phases[0].LatencyHistogram
+	jh, err := hist.Decode(jenc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, err := hist.Decode(genc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jh.Count() != jres.Phases[1].Ops || gh.Count() != gres.Phases[0].Ops || *gres.Phases[0].Found != 3000 {
+		t.Fatalf("counts: java %d of %d ops, go %d of %d ops", jh.Count(), jres.Phases[1].Ops, gh.Count(), gres.Phases[0].Ops)
+	}
+	merged := hist.Merged(jh, gh)
+	menc, err := merged.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bucket by bucket, through HdrHistogram's own decoder.
+	counts := func(enc string) []int64 {
+		h, err := hdrhistogram.Decode([]byte(enc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Export().Counts
+	}
+	mc, jc, gc := counts(menc), counts(jenc), counts(genc)
+	if len(mc) != len(jc) || len(mc) != len(gc) {
+		t.Fatalf("bucket counts differ: merged %d, java %d, go %d", len(mc), len(jc), len(gc))
+	}
+	nonEmpty := 0
+	for i := range mc {
+		if mc[i] != jc[i]+gc[i] {
+			t.Fatalf("bucket %d: merged %d, java %d + go %d", i, mc[i], jc[i], gc[i])
+		}
+		if jc[i] > 0 && gc[i] > 0 {
+			nonEmpty++
+		}
+	}
+	if merged.Count() != jh.Count()+gh.Count() || nonEmpty == 0 {
+		t.Errorf("merged %d values, want %d; %d buckets hold values of both", merged.Count(), jh.Count()+gh.Count(), nonEmpty)
+	}
+}
+
+// A SIGTERM (the pod deleted) in the middle of a phase: the phases that finished are still written, to
+// the file and as the result line, with the error saying why the run stopped.
+func TestRocksJavaRunnerKeepsFinishedPhasesOnSIGTERM(t *testing.T) {
+	java := javaRunner(t)
+	dir := t.TempDir()
+	resultPath := filepath.Join(dir, "result.json")
+	cmd := exec.Command("java", append(slices.Clone(java), "--db="+filepath.Join(dir, "db"), "--benchmarks=fillseq,readrandom",
+		"--num=3000", "--reads=1000000000", "--json="+resultPath, "--result-lines")...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	var log strings.Builder
+	signalled := false
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if !signalled && strings.HasPrefix(sc.Text(), api.ResultPhaseLogPrefix) { // fillseq done, readrandom running
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			signalled = true
+		}
+	}
+	werr := cmd.Wait()
+	if !signalled || werr == nil {
+		t.Fatalf("signalled %v, exit %v; stderr %s", signalled, werr, stderr.String())
+	}
+	l, err := archive.ReadLog(strings.NewReader(log.String()), api.DefaultResultLimits, true)
+	if err != nil || l.Result == nil {
+		t.Fatalf("no result line (%v): %s", err, log.String())
+	}
+	if len(l.Result.Phases) != 1 || l.Result.Phases[0].Workload != "fillseq" || !strings.Contains(l.Result.Error, "interrupted by a signal") {
+		t.Errorf("result line: %d phases, error %q", len(l.Result.Phases), l.Result.Error)
+	}
+	data, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.Result
+	strictDecode(t, data, &res)
+	if len(res.Phases) != 1 || res.Error == "" || !strings.Contains(stderr.String(), "kvbench-runner-java: error: interrupted") {
+		t.Errorf("result file: %d phases, error %q; stderr %s", len(res.Phases), res.Error, stderr.String())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,147 @@
+package io.kvbench.rocksjava;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The thin entry point:
+ *
+ * <pre>
+ * kvbench-runner-java bench --db=/tmp/x --benchmarks=fillseq,readrandom --num=100000 --threads=2 --json=r.json
+ * </pre>
+ *
+ * db_bench's result lines on stdout; with --result-lines also one kvbench-phase: line per finished phase and
+ * the kvbench-result: line at the end (also when the run fails), as the Go runner's run subcommand prints.
+ * Errors: one line "kvbench-runner-java: error: ...", exit 1; completed phases are still written.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(Arrays.asList(args), System.out, System.err));
+  }
+
+  static int run(List<String> args, PrintStream out, PrintStream err) {
+    if (args.isEmpty() || !args.get(0).equals("bench")) {
+      err.println("usage: kvbench-runner-java bench --db=DIR --benchmarks=... [db_bench-style flags]");
+      err.println("kvbench-runner-java: error: the first argument must be the subcommand bench");
+      return 1;
+    }
+    Config c;
+    try {
+      c = Config.parse(args.subList(1, args.size()));
+    } catch (IllegalArgumentException e) {
+      err.println("kvbench-runner-java: error: " + e.getMessage());
+      return 1;
+    }
+    Model.Result res = new Model.Result();
+    res.startTime = Bench.now();
+    res.dataset.num = c.num;
+    res.dataset.keySize = c.keySize;
+    res.dataset.valueSizeAvg = c.valueSize;
+    res.dataset.bytes = c.num * (c.keySize + c.valueSize);
+    res.engineVersion = "rocksdb " + Engine.version();
+    // SIGTERM (a deleted or evicted pod) or SIGINT: the phases that finished still go out, with the
+    // error saying why the run stopped, as the Go runner does; the hook then lets the JVM exit.
+    boolean[] finished = new boolean[1];
+    Thread hook = new Thread(() -> {
+      synchronized (res) {
+        if (finished[0]) {
+          return;
+        }
+        res.error = "interrupted by a signal (SIGTERM or SIGINT; in Kubernetes: the runner pod was deleted, "
+            + "evicted or preempted)";
+        res.endTime = Bench.now();
+        try {
+          write(c.jsonPath, Output.json(res, true), out);
+          write(c.summaryPath, Output.json(Output.summarize(res), false), out);
+        } catch (IOException ex) {
+          // Nothing more can be done while the JVM exits.
+        }
+        if (c.resultLines) {
+          out.println(Model.RESULT_PREFIX + Output.json(res, false));
+        }
+        out.flush();
+        err.println("kvbench-runner-java: error: " + res.error);
+      }
+    }, "kvbench-signal");
+    Runtime.getRuntime().addShutdownHook(hook);
+    String failure = null;
+    try (Engine e = new Engine(c)) {
+      res.provenance = Provenance.of(c, e);
+      new Bench(c, e, out::println, err::println).run(res, p -> streamed(c, res, p, out));
+      res.engineTotals = e.snapshot();
+      res.provenance.optionsFile = e.optionsFile();
+    } catch (Exception e) {
+      failure = e.getMessage() == null ? e.toString() : e.getMessage();
+      res.error = failure;
+    }
+    synchronized (res) {
+      finished[0] = true;
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException ex) {
+      // A signal came as the run ended: the JVM is exiting, the hook found it finished.
+    }
+    res.endTime = Bench.now();
+    try {
+      write(c.jsonPath, Output.json(res, true), out);
+      write(c.summaryPath, Output.json(Output.summarize(res), false), out);
+    } catch (IOException e) {
+      failure = failure != null ? failure : "writing results: " + e.getMessage();
+    }
+    if (c.resultLines) {
+      out.println(Model.RESULT_PREFIX + Output.json(res, false));
+    }
+    out.flush();
+    if (failure != null) {
+      err.println("kvbench-runner-java: error: " + failure.replace('\n', ' '));
+      return 1;
+    }
+    return 0;
+  }
+
+  /** After each phase: the summary file and --json kept current, the phase's log line. */
+  private static void streamed(Config c, Model.Result res, Model.Phase p, PrintStream out) {
+    synchronized (res) {
+      streamedLocked(c, res, p, out);
+    }
+  }
+
+  private static void streamedLocked(Config c, Model.Result res, Model.Phase p, PrintStream out) {
+    try {
+      if (!c.summaryPath.equals("-")) {
+        write(c.summaryPath, Output.json(Output.summarize(res), false), out);
+      }
+      if (!c.jsonPath.equals("-")) {
+        write(c.jsonPath, Output.json(res, true), out);
+      }
+    } catch (IOException e) {
+      // The final write reports it.
+    }
+    if (c.resultLines) {
+      out.println(Model.PHASE_PREFIX + Output.json(p, false));
+    }
+  }
+
+  private static void write(String path, String text, PrintStream out) throws IOException {
+    if (path.isEmpty()) {
+      return;
+    }
+    if (path.equals("-")) {
+      out.println(text);
+      return;
+    }
+    Path p = Path.of(path);
+    if (p.getParent() != null) {
+      Files.createDirectories(p.getParent());
+    }
+    // In place, not via a rename: /dev/termination-log may be written but not replaced.
+    Files.writeString(p, text);
+  }
+}

@@ -1,0 +1,57 @@
+package io.kvbench.rocksjava;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/** What ran and where, as the pod sees it (the Go runner's provenance, in part). */
+final class Provenance {
+  private Provenance() {}
+
+  static String rocksdbjniVersion() {
+    Properties p = new Properties();
+    try (InputStream in = Provenance.class.getResourceAsStream("versions.properties")) {
+      if (in != null) {
+        p.load(in);
+      }
+    } catch (IOException e) {
+      return "unknown";
+    }
+    return p.getProperty("rocksdbjni", "unknown");
+  }
+
+  static Model.Provenance of(Config c, Engine e) throws IOException {
+    Model.Provenance p = new Model.Provenance();
+    p.runnerVersion = "kvbench-runner-java 1";
+    p.libraries = new TreeMap<>();
+    p.libraries.put("rocksdb", Engine.version());
+    p.libraries.put("rocksdbjni", rocksdbjniVersion());
+    p.libraries.put("jvm", System.getProperty("java.vm.name") + " " + Runtime.version() + " ("
+        + System.getProperty("java.vendor") + ")");
+    p.seed = c.resolvedSeed();
+    p.optionsFile = e.optionsFile();
+    Model.Node n = new Model.Node();
+    n.nodeName = System.getenv("NODE_NAME");
+    n.cpus = Runtime.getRuntime().availableProcessors();
+    n.kernel = System.getProperty("os.version");
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (l.startsWith("model name") && n.cpuModel == null) {
+          n.cpuModel = l.substring(l.indexOf(':') + 1).trim();
+        }
+      }
+      for (String l : Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (l.startsWith("MemTotal:")) {
+          n.memoryBytes = Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (IOException | RuntimeException ex) {
+      // Not Linux: the node fingerprint stays partial.
+    }
+    p.node = n;
+    return p;
+  }
+}
