@@ -74,7 +74,9 @@ var _ = Describe("a hostile runner", func() {
 		r := got.Status.Runs[0]
 		Expect(r.Reason).To(Equal(kvv1.ReasonResultOverLimits))
 		Expect(r.Message).To(And(ContainSubstring("phase line(s) over the limit of 10000"), ContainSubstring("phases item(s) over the limit of 10000")))
-		Expect(eventsFor(ns, "hostile")).To(ContainElement(And(HaveField("Reason", EventRunFailed), HaveField("Message", ContainSubstring(kvv1.ReasonResultOverLimits)))))
+		// Events follow the status write that explains them, through the recorder's own goroutine.
+		Eventually(func() []corev1.Event { return eventsFor(ns, "hostile") }).Should(
+			ContainElement(And(HaveField("Reason", EventRunFailed), HaveField("Message", ContainSubstring(kvv1.ReasonResultOverLimits)))))
 
 		By("what fit is archived, saying what was left out")
 		got = eventuallyRun(key(hostile), "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })

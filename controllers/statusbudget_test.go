@@ -85,7 +85,9 @@ var _ = Describe("status budget", func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Message).To(ContainSubstring("request is too large"))
 		}, timeout, interval).Should(Succeed())
-		Expect(eventsFor(ns, "unwritable")).To(ContainElement(HaveField("Reason", EventStatusWriteFailed)))
+		// the recorder sends events from its own goroutine
+		Eventually(func() []corev1.Event { return eventsFor(ns, "unwritable") }, timeout, interval).Should(
+			ContainElement(HaveField("Reason", EventStatusWriteFailed)))
 		failing.Store(false)
 		Eventually(func(g Gomega) {
 			got := getBench(key(b))
