@@ -109,9 +109,10 @@ func TestArm64RunnerImage(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The operator's own decoding of a result (the archive and the log reader use it).
-			res, err := archive.Decode(b)
-			if err != nil {
-				t.Fatalf("the result file does not decode: %v", err)
+			res := &api.Result{}
+			dec := archive.NewDecoder(api.DefaultResultLimits)
+			if err := dec.Decode(bytes.NewReader(b), res); err != nil || dec.Over() != nil {
+				t.Fatalf("the result file does not decode within the limits: %v %v", err, dec.Over())
 			}
 			if res.Engine != engine || res.Error != "" || len(res.Phases) != 2 || res.Provenance == nil {
 				t.Fatalf("result: engine %s error %q phases %d", res.Engine, res.Error, len(res.Phases))
