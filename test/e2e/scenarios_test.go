@@ -414,6 +414,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		hostileRunner()
 	})
 
+	It("runs RocksDB with an OPTIONS file from a ConfigMap, lists the typed override in status, and fails a run whose ConfigMap is missing", Label("optionsfrom"), func() {
+		optionsFromConfigMap()
+	})
+
 	It("runs a KVBenchmarkSchedule every minute (and on kubectl kvbench trigger) and keeps the runs' history", func() {
 		scheduleShort(ns)
 	})
