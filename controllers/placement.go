@@ -51,6 +51,15 @@ type refusal struct {
 // a runner Job holds a slot (and its node) until its pod has ended, which the Job controller may
 // mark on the Job much later on a busy control plane.
 func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slots.Ledger, error) {
+	// Forget the created Jobs the cache has before listing it, never after: a Job that reaches the
+	// cache between the list and the check would be in neither, and its slot given twice.
+	r.mu.Lock()
+	for k, c := range r.created {
+		if r.cachedJob(ctx, k) || now.Sub(c.at) > time.Minute {
+			delete(r.created, k)
+		}
+	}
+	r.mu.Unlock()
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.MatchingFields{activeIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
 		return slots.Ledger{}, err
@@ -110,13 +119,12 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		}
 		l.Unplaced = append(l.Unplaced, slots.Unplaced{Runner: runnerOf(j), MayLand: fitting(nodes.Items, ps)})
 	}
-	// Jobs this process created that the cache has not shown yet.
+	// Jobs this process created that the cache had not shown before the list.
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, c := range r.created {
-		if l.Jobs[k] || r.cachedJob(ctx, k) || now.Sub(c.at) > time.Minute {
-			delete(r.created, k)
-			continue
+		if l.Jobs[k] {
+			continue // listed after all (it reached the cache since)
 		}
 		l.Active++
 		l.Jobs[k] = true
