@@ -65,6 +65,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) 
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles.")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the pod's namespace).")
 	fs.StringVar(&o.config.Render.RunnerImage, "runner-image", defaults.RunnerImage, "Default runner image, e.g. registry.example.com/kvbench-runner@sha256:<digest> (benchmarks may set spec.runnerImage).")
+	fs.StringVar(&o.config.Render.JavaRunnerImage, "java-runner-image", defaults.JavaRunnerImage, "The Java runner's image, which runs engine rocksjava, e.g. registry.example.com/kvbench-runner-java@sha256:<digest>.")
 	fs.StringVar(&o.config.Render.NVMeNodeLabel, "nvme-node-label", defaults.NVMeNodeLabel, "key=value label of nodes with local NVMe; localNVMe runs select it.")
 	fs.StringVar(&o.config.Render.LocalNVMeStorageClass, "local-nvme-storage-class", defaults.LocalNVMeStorageClass, "StorageClass of localNVMe volumes when a benchmark names none (a local-volume class with WaitForFirstConsumer).")
 	fs.Func("runner-image-pull-secrets", "Comma-separated Secret names runner pods pull their image with (private registries); each must exist in every benchmark namespace.", func(v string) error {
@@ -177,7 +178,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	log.Info("starting manager", "runnerImage", o.config.Render.RunnerImage, "nvmeNodeLabel", o.config.Render.NVMeNodeLabel,
+	log.Info("starting manager", "runnerImage", o.config.Render.RunnerImage, "javaRunnerImage", o.config.Render.JavaRunnerImage, "nvmeNodeLabel", o.config.Render.NVMeNodeLabel,
 		"maxConcurrentRuns", o.config.MaxConcurrentRuns, "maxConcurrentReconciles", o.config.MaxConcurrentReconciles, "leaderElect", o.leaderElect)
 	return mgr.Start(ctx)
 }

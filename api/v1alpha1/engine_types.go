@@ -10,6 +10,9 @@ const (
 	EngineRocksDB EngineName = "rocksdb"
 	EngineLevelDB EngineName = "leveldb"
 	EnginePebble  EngineName = "pebble"
+	// EngineRocksJava is RocksDB through its Java binding (rocksdbjni), run by the Java runner
+	// (runner/java) in its own image.
+	EngineRocksJava EngineName = "rocksjava"
 )
 
 // Compression is a block compression algorithm.
@@ -27,7 +30,7 @@ const (
 // engine does not have is an error (see EngineOptions.Unsupported), never silently ignored.
 type EngineSpec struct {
 	// Name of the engine.
-	// +kubebuilder:validation:XValidation:rule="self in ['rocksdb', 'leveldb', 'pebble']",messageExpression="'engines[].name \"' + self + '\" is not supported: use rocksdb, leveldb or pebble'"
+	// +kubebuilder:validation:XValidation:rule="self in ['rocksdb', 'leveldb', 'pebble', 'rocksjava']",messageExpression="'engines[].name \"' + self + '\" is not supported: use rocksdb, leveldb, pebble or rocksjava'"
 	Name EngineName `json:"name"`
 	// Options tune the engine. Unset fields keep the engine's (or db_bench's) default.
 	// +optional
@@ -252,6 +255,9 @@ var UnsupportedOptions = map[EngineName][]string{
 	EnginePebble: {"mmapRead", "plainTable", "optimizeForPointLookup", "increaseParallelism", "statistics",
 		"numLevels", "maxBackgroundCompactions", "maxBackgroundFlushes", "minLevelToCompress", "cacheNumShardBits",
 		"bloomLocality", "mmapWrite"},
+	// RocksJava (the Java runner): the db_bench options it sets so far (docs/runner.md "runner/java").
+	EngineRocksJava: {"mmapRead", "plainTable", "optimizeForPointLookup", "increaseParallelism",
+		"maxBackgroundCompactions", "maxBackgroundFlushes", "minLevelToCompress", "bloomLocality", "mmapWrite", "walDir"},
 }
 
 // UnsupportedCompression lists, per engine, the compression algorithms it lacks.

@@ -85,7 +85,24 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("unknown engine placement", base().EnginePlacement("Shuffled"), "spec.placement.engines"),
 		Entry("duplicate engines", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksDB), "Duplicate value"),
 		Entry("no engines", base().EngineNames(), "spec.engines"),
-		Entry("unknown engine", base().EngineNames("lmdb"), `engines[].name "lmdb" is not supported: use rocksdb, leveldb or pebble`),
+		Entry("unknown engine", base().EngineNames("lmdb"), `engines[].name "lmdb" is not supported: use rocksdb, leveldb, pebble or rocksjava`),
+		// What the Java runner (engine rocksjava) does not do is refused at apply time.
+		Entry("rocksjava with a workload the Java runner lacks", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava).Workloads(wl(kvv1.WorkloadReadRandom), wl(kvv1.WorkloadDeleteRandom)),
+			"engine rocksjava runs the workloads fillseq, fillrandom, overwrite, readrandom, readseq, readwhilewriting, seekrandom, stats and waitforcompaction only"),
+		Entry("rocksjava with YCSB", ycsbOn(base().EngineNames(kvv1.EngineRocksJava), nil, ycsbWL(kvv1.YCSBSpec{Workload: "C"})), "engine rocksjava runs the workloads"),
+		Entry("rocksjava with a value size range", base().EngineNames(kvv1.EngineRocksJava).Dataset(func(d *kvv1.DatasetSpec) { d.ValueSizeRange = &kvv1.SizeRange{Min: 10, Max: 100} }),
+			"engine rocksjava needs db_bench's plain keys and fixed-size values"),
+		Entry("rocksjava with prefixes", base().EngineNames(kvv1.EngineRocksJava).Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 4 }), "engine rocksjava needs db_bench's plain keys"),
+		Entry("rocksjava with cacheMode cold", base().EngineNames(kvv1.EngineRocksJava).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.CacheMode = kvv1.CacheCold }),
+			"cacheMode cold and direct are not supported by engine rocksjava"),
+		Entry("rocksjava with reportInterval", base().EngineNames(kvv1.EngineRocksJava).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.ReportInterval = &metav1.Duration{Duration: 1e9} }),
+			"reportInterval: engine rocksjava records no time series yet"),
+		Entry("rocksjava with spec.runnerImage", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "reg/kvbench-runner:v1" }),
+			"runnerImage replaces the Go runner's image, which does not run rocksjava"),
+		Entry("rocksjava with optionsFrom", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksJava, OptionsFrom: &kvv1.OptionsFromSource{ConfigMapKeyRef: kvv1.ConfigMapKeyRef{Name: "opts", Key: "OPTIONS"}}}),
+			"engines[].optionsFrom is not supported by engine rocksjava yet"),
+		Entry("rocksjava beside a dbbench workload", base().EngineNames(kvv1.EngineRocksJava).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq"}; s.Threads = []int32{1} })),
+			"a dbbench workload runs RocksDB's db_bench, so every engine must be rocksdb"),
 		Entry("leveldb option it lacks (mmapRead)", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{MmapRead: ptr.To(true)}}), "leveldb does not support the options"),
 		Entry("pebble option it lacks (plainTable)", base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 8 }).Engines(kvv1.EngineSpec{Name: kvv1.EnginePebble, Options: kvv1.EngineOptions{PlainTable: ptr.To(true)}}), "pebble does not support the options"),
 		Entry("leveldb compression zstd", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineLevelDB, Options: kvv1.EngineOptions{Compression: ptr.To(kvv1.CompressionZstd)}}), "leveldb does not support compression"),
@@ -314,6 +331,20 @@ var _ = Describe("KVBenchmark validation", func() {
 			Expect(dryRunCreate(b.Obj())).To(Succeed())
 		},
 		Entry("the default tmpfs spec", base()),
+		Entry("rocksdb and rocksjava with every workload, option and protocol step the Java runner has", base().Engines(
+			kvv1.EngineSpec{Name: kvv1.EngineRocksDB},
+			kvv1.EngineSpec{Name: kvv1.EngineRocksJava, Options: kvv1.EngineOptions{CacheSize: qty("16Mi"), BloomBits: ptr.To[int32](10),
+				Compression: ptr.To(kvv1.CompressionLZ4), Statistics: ptr.To(true), CacheNumShardBits: ptr.To[int32](4), NumLevels: ptr.To[int32](5),
+				DisableWAL: ptr.To(true), MaxBackgroundJobs: ptr.To[int32](4)}}).
+			Workloads(wl(kvv1.WorkloadFillSeq), wl(kvv1.WorkloadFillRandom), wl(kvv1.WorkloadOverwrite), wl(kvv1.WorkloadWaitForCompaction),
+				wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](100)} }),
+				wl(kvv1.WorkloadReadSeq), wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) { s.SeekNexts = ptr.To[int32](10) }),
+				wl(kvv1.WorkloadReadWhileWriting, func(s *kvv1.WorkloadSpec) { s.WritesPerSecond = ptr.To[int64](1000) }), wl(kvv1.WorkloadStats)).
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) {
+				s.Settle = &kvv1.SettleSpec{Timeout: metav1.Duration{Duration: 60e9}}
+				s.Reset, s.Repeat = kvv1.ResetPerPoint, 2
+				s.Dataset.LoadMode = kvv1.LoadFillRandom
+			})),
 		Entry("the measurement protocol: warm-ups by ops and by duration, settle, reset perPoint", base().Workloads(
 			wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](1000)} }),
 			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) {
@@ -481,7 +512,7 @@ var _ = Describe("KVBenchmark validation", func() {
 	It("rejects exactly the options and compressions the engine lacks (UnsupportedOptions table)", func() {
 		opts := optionSamples()
 		Expect(opts).To(HaveLen(reflect.TypeOf(kvv1.EngineOptions{}).NumField()))
-		for _, engine := range []kvv1.EngineName{kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble} {
+		for _, engine := range []kvv1.EngineName{kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble, kvv1.EngineRocksJava} {
 			for name, value := range opts {
 				err := dryRunCreate(withOption(engine, name, value))
 				if slices.Contains(kvv1.UnsupportedOptions[engine], name) {
@@ -531,7 +562,10 @@ func optionSamples() map[string]any {
 }
 
 func withOption(engine kvv1.EngineName, name string, value any) client.Object {
-	b := base().Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 8 }).EngineNames(engine).Obj()
+	b := base().EngineNames(engine).Obj()
+	if engine != kvv1.EngineRocksJava { // plainTable needs a prefix; rocksjava refuses prefixes (and plainTable)
+		b.Spec.Dataset.PrefixSize = 8
+	}
 	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
 	Expect(err).NotTo(HaveOccurred())
 	u := &unstructured.Unstructured{Object: raw}

@@ -24,9 +24,9 @@ const (
 )
 
 // DefaultWriteBufferBytes is the engine's memtable size when writeBufferSize is unset:
-// RocksDB's (and db_bench's) 64 MiB, LevelDB's and Pebble's 4 MiB.
+// RocksDB's (and db_bench's, and so RocksJava's runner's) 64 MiB, LevelDB's and Pebble's 4 MiB.
 func DefaultWriteBufferBytes(e EngineName) float64 {
-	if e == EngineRocksDB {
+	if e == EngineRocksDB || e == EngineRocksJava {
 		return 64 << 20
 	}
 	return 4 << 20

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,6 +29,9 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 	for _, name := range []kvv1.EngineName{kvv1.EngineRocksDB, kvv1.EngineLevelDB, kvv1.EnginePebble} {
 		if r.IntN(2) == 0 && !(name == kvv1.EnginePebble && len(s.Engines) == 0) {
 			continue
+		}
+		if name == kvv1.EngineRocksDB && r.IntN(4) == 0 {
+			name = kvv1.EngineRocksJava // the same memory model as rocksdb (64 MiB memtables)
 		}
 		e := kvv1.EngineSpec{Name: name}
 		if r.IntN(2) == 0 {
@@ -78,6 +82,14 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 		// YCSB records (dataset.ycsb) with db_bench's default key and value fields, as the CRD wants.
 		s.Dataset.KeySize, s.Dataset.ValueSize, s.Dataset.ValueSizeRange = 16, 100, nil
 		s.Dataset.YCSB = &kvv1.YCSBRecordSpec{FieldCount: ptr.To(int32(1 + r.IntN(20))), FieldLength: ptr.To(int32(1 + r.IntN(2000)))}
+	}
+	if slices.ContainsFunc(s.Engines, func(e kvv1.EngineSpec) bool { return e.Name == kvv1.EngineRocksJava }) {
+		// What the Java runner runs: db_bench's workloads on fixed-size values.
+		s.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadReadRandom}, {Name: kvv1.WorkloadFillRandom, Threads: []int32{int32(1 + r.IntN(1024))}}}
+		s.Dataset.YCSB, s.Dataset.ValueSizeRange = nil, nil
+		if s.Dataset.ValueSize == 0 {
+			s.Dataset.ValueSize = 100
+		}
 	}
 	s.Reset = []kvv1.ResetMode{"", kvv1.ResetNone, kvv1.ResetPerPoint, kvv1.ResetPerIteration}[r.IntN(4)]
 	s.Repeat = int32(1 + r.IntN(3))

@@ -55,7 +55,7 @@ var _ = DescribeTable("a typo gets one message that says what to fix",
 		s["engines"] = []any{map[string]any{"name": "pebble", "options": map[string]any{"cacheSize": "8 MiB"}}}
 	}, `spec.engines[0].options.cacheSize: Invalid value: "": engines[].options.cacheSize "8 MiB" is not a quantity: write a number with a suffix, e.g. 512Mi (Ki, Mi, Gi, Ti are powers of 1024; k, M, G, T powers of 1000; no B, and m means milli)`),
 	Entry("engine lmdb", func(s map[string]any) { s["engines"] = []any{map[string]any{"name": "lmdb"}} },
-		`spec.engines[0].name: Invalid value: "string": engines[].name "lmdb" is not supported: use rocksdb, leveldb or pebble`),
+		`spec.engines[0].name: Invalid value: "string": engines[].name "lmdb" is not supported: use rocksdb, leveldb, pebble or rocksjava`),
 	Entry("medium disk", func(s map[string]any) { s["storage"] = map[string]any{"medium": "disk"} },
 		`spec.storage.medium: Invalid value: "string": storage.medium "disk" is not supported: use tmpfs, localNVMe or persistentVolume`),
 	Entry("workload readrand", func(s map[string]any) { s["workloads"] = []any{map[string]any{"name": "readrand"}} },

@@ -44,6 +44,9 @@ const (
 type Options struct {
 	// RunnerImage is the default runner image (spec.runnerImage overrides it).
 	RunnerImage string
+	// JavaRunnerImage is the Java runner's image (runner/java), which runs engine rocksjava; it takes
+	// the same arguments as the Go runner's run subcommand.
+	JavaRunnerImage string
 	// NVMeNodeLabel is "key=value" (or "key" for any value) that localNVMe runs select nodes by.
 	NVMeNodeLabel string
 	// LocalNVMeStorageClass is the StorageClass of localNVMe PVCs when the spec names none.
@@ -60,6 +63,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		RunnerImage:           "localhost/kvbench-runner:v0.1.0",
+		JavaRunnerImage:       "localhost/kvbench-runner-java:v0.1.0",
 		NVMeNodeLabel:         "feature.node.kubernetes.io/storage-nonrotationaldisk=true",
 		LocalNVMeStorageClass: "local-nvme",
 	}
@@ -70,6 +74,9 @@ func DefaultOptions() Options {
 func (o Options) Validate() error {
 	if o.RunnerImage == "" {
 		return fmt.Errorf("--runner-image must not be empty")
+	}
+	if o.JavaRunnerImage == "" {
+		return fmt.Errorf("--java-runner-image must not be empty")
 	}
 	if key, _, ok := strings.Cut(o.NVMeNodeLabel, "="); !ok || key == "" {
 		return fmt.Errorf("--nvme-node-label %q must be key=value", o.NVMeNodeLabel)
@@ -119,16 +126,26 @@ func RunLabelValue(name, jobName string) string {
 	return jobName
 }
 
+// RunnerImage is the image that runs engine: the Java runner's for rocksjava, else the Go runner's
+// (spec.runnerImage, which the CRD refuses beside rocksjava, or the operator's default). This is the
+// one place an engine chooses its image.
+func RunnerImage(b *kvv1.KVBenchmark, engine kvv1.EngineName, opts Options) string {
+	if engine == kvv1.EngineRocksJava {
+		return opts.JavaRunnerImage
+	}
+	if b.Spec.RunnerImage != "" {
+		return b.Spec.RunnerImage
+	}
+	return opts.RunnerImage
+}
+
 // Job returns the Job of one run. It fails only on an operator misconfiguration (a bad NVMe label).
 func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) {
 	cfg, err := json.Marshal(run.Config)
 	if err != nil {
 		return nil, fmt.Errorf("encode runner config: %w", err)
 	}
-	image := opts.RunnerImage
-	if b.Spec.RunnerImage != "" {
-		image = b.Spec.RunnerImage
-	}
+	image := RunnerImage(b, run.Engine.Name, opts)
 	labels := RunLabels(b, run)
 	podLabels := maps.Clone(labels)
 	if Exclusive(b) {
@@ -186,7 +203,8 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 						Image: image,
 						// Referenced by digest (or a version tag): nothing to re-pull once on the node.
 						ImagePullPolicy: corev1.PullIfNotPresent,
-						// The image's entrypoint is kvbench-runner.
+						// The image's entrypoint is kvbench-runner (the Java runner's takes the same run
+						// arguments).
 						Args: []string{
 							"run",
 							"--config-json=" + string(cfg),

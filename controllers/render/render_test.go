@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,6 +245,47 @@ func TestJobCarriesTheRunnerConfig(t *testing.T) {
 	}
 }
 
+// The engine chooses the image: rocksjava runs in the Java runner's image with the same arguments,
+// every other engine in the Go runner's (spec.runnerImage or the operator's default).
+func TestJobImageByEngine(t *testing.T) {
+	opts := DefaultOptions()
+	opts.RunnerImage, opts.JavaRunnerImage = "reg/kvbench-runner@sha256:aa", "reg/kvbench-runner-java@sha256:bb"
+	for name, c := range map[string]struct {
+		specImage string
+		want      map[string]string
+	}{
+		"defaults": {want: map[string]string{"rocksdb": opts.RunnerImage, "pebble": opts.RunnerImage, "rocksjava": opts.JavaRunnerImage}},
+		"spec.runnerImage is the Go runner's": {specImage: "reg/mine:v2",
+			want: map[string]string{"rocksdb": "reg/mine:v2", "pebble": "reg/mine:v2", "rocksjava": opts.JavaRunnerImage}},
+	} {
+		b := w.MakeKVBenchmark("b", "ns").EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava, kvv1.EnginePebble).
+			EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = c.specImage }).Obj()
+		var goArgs []string
+		for _, run := range plan.Plan(b) {
+			job, err := Job(b, run, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctr := job.Spec.Template.Spec.Containers[0]
+			if ctr.Image != c.want[run.Name] {
+				t.Errorf("%s: %s runs in %s, want %s", name, run.Name, ctr.Image, c.want[run.Name])
+			}
+			// Both images take the run subcommand's arguments; only the config differs by engine.
+			var args []string
+			for _, a := range ctr.Args {
+				if !strings.HasPrefix(a, "--config-json=") {
+					args = append(args, a)
+				}
+			}
+			if goArgs == nil {
+				goArgs = args
+			} else if !slices.Equal(args, goArgs) {
+				t.Errorf("%s: %s args %q, want %q", name, run.Name, args, goArgs)
+			}
+		}
+	}
+}
+
 func TestJobRejectsABadNVMeLabelFlag(t *testing.T) {
 	b := w.MakeKVBenchmark("b", "ns").Storage(kvv1.MediumLocalNVMe, "10Gi", "").Obj()
 	for _, label := range []string{"", "justakey", "=x"} {
@@ -261,6 +303,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	for name, mut := range map[string]func(*Options){
 		"no image":      func(o *Options) { o.RunnerImage = "" },
+		"no Java image": func(o *Options) { o.JavaRunnerImage = "" },
 		"label no =":    func(o *Options) { o.NVMeNodeLabel = "disk" },
 		"label no key":  func(o *Options) { o.NVMeNodeLabel = "=nvme" },
 		"no NVMe class": func(o *Options) { o.LocalNVMeStorageClass = "" },

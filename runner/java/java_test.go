@@ -19,15 +19,21 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/runner/bench"
 	"github.com/kvbench/kvbench-operator/runner/dbbench"
 	_ "github.com/kvbench/kvbench-operator/runner/engine/all"
 	"github.com/kvbench/kvbench-operator/runner/hist"
+	wrappers "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
 // javaRunner returns the command line that starts the RocksJava runner, building it on first use.
@@ -357,3 +363,169 @@ func TestRocksJavaRunnerKeepsFinishedPhasesOnSIGTERM(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// runEntryPoint is javaRunner's command line without the subcommand: the image's entrypoint, which
+// the operator's Job args (run ...) follow.
+func runEntryPoint(t *testing.T) []string {
+	java := javaRunner(t)
+	return java[:len(java)-1 : len(java)-1]
+}
+
+// The Java runner's run entry point takes exactly the arguments the operator renders for a rocksjava
+// Job (render.Job: the run subcommand, --config-json, --summary-file, --json, --metrics-addr; only the
+// database and output paths are moved into a temporary directory) and writes what the operator reads:
+// the log through archive.ReadLog, the termination summary as api.Summary, the result file as
+// api.Result and through the result archive; with the measurement protocol applied per phase.
+func TestRocksJavaRunnerRunsTheJobTheOperatorRenders(t *testing.T) {
+	java := runEntryPoint(t)
+	dir := t.TempDir()
+	ws := []api.WorkloadSpec{
+		{Name: api.WorkloadFillRandom, Num: ptr[int64](1000)},
+		{Name: api.WorkloadReadRandom, Num: ptr[int64](2000), Warmup: &api.WarmupSpec{Ops: ptr[int64](500)}},
+		{Name: api.WorkloadReadWhileWriting, WritesPerSecond: ptr[int64](1000), Duration: &metav1.Duration{Duration: 300 * time.Millisecond}},
+		{Name: api.WorkloadSeekRandom, Num: ptr[int64](500), SeekNexts: ptr[int32](5), Threads: []int32{1}},
+		{Name: api.WorkloadStats},
+	}
+	b := wrappers.MakeKVBenchmark("jb", "ns").EngineNames(api.EngineRocksDB, api.EngineRocksJava).DatasetNum(5000).
+		Workloads(ws...).Threads(1, 2).EditSpec(func(s *api.KVBenchmarkSpec) {
+		s.Repeat = 2 // a sweep that writes: the operator renders reset perIteration
+		s.Settle = &api.SettleSpec{Timeout: metav1.Duration{Duration: 10 * time.Second}}
+		s.Dataset.LoadMode = api.LoadFillSeq
+	}).Obj()
+	var run *plan.Run
+	for _, r := range plan.Plan(b) {
+		if r.Engine.Name == api.EngineRocksJava {
+			run = &r
+		}
+	}
+	if run == nil || run.Config.Reset != api.ResetPerIteration {
+		t.Fatalf("plan: no rocksjava run with reset perIteration: %+v", run)
+	}
+	opts := render.DefaultOptions()
+	job, err := render.Job(b, *run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctr := job.Spec.Template.Spec.Containers[0]
+	if ctr.Image != opts.JavaRunnerImage {
+		t.Fatalf("rocksjava runs in %s, want the Java runner's image %s", ctr.Image, opts.JavaRunnerImage)
+	}
+	resultPath, summaryPath := filepath.Join(dir, "result.json"), filepath.Join(dir, "summary.json")
+	var args []string
+	for _, a := range ctr.Args {
+		switch {
+		case strings.HasPrefix(a, "--config-json="):
+			var cfg api.RunnerConfig
+			strictDecode(t, []byte(strings.TrimPrefix(a, "--config-json=")), &cfg)
+			cfg.DBPath = filepath.Join(dir, "db")
+			j, _ := json.Marshal(cfg)
+			a = "--config-json=" + string(j)
+		case strings.HasPrefix(a, "--summary-file="):
+			a = "--summary-file=" + summaryPath
+		case strings.HasPrefix(a, "--json="):
+			a = "--json=" + resultPath
+		}
+		args = append(args, a)
+	}
+	stdout, stderr, code := runJava(t, java, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	// 3 workloads x 2 thread counts + seekrandom x 1, twice; stats is no phase.
+	const phases = 2 * (3*2 + 1)
+	l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
+	if err != nil || l.Result == nil || l.ResultErr != nil || l.Over != nil {
+		t.Fatalf("ReadLog: %v, result error %v, over %v", err, l.ResultErr, l.Over)
+	}
+	if l.Load == nil || l.Load.Ops != 5000 || len(l.Phases) != phases || len(l.Result.Phases) != phases || l.Result.Engine != api.EngineRocksJava || l.Result.Error != "" {
+		t.Fatalf("log: load %+v, %d phase lines, result with %d phases (engine %s, error %q); want the load and %d phases",
+			l.Load, len(l.Phases), len(l.Result.Phases), l.Result.Engine, l.Result.Error, phases)
+	}
+	var res api.Result
+	data, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strictDecode(t, data, &res)
+	for i, p := range res.Phases {
+		pr := p.Protocol
+		if p.Index != int32(i) || p.Iteration != int32(i/(phases/2)) || pr == nil || pr.SettleSeconds == nil || pr.SettleTimedOut {
+			t.Fatalf("phase %d (%s x%d, iteration %d, index %d): protocol %+v; want settled", i, p.Workload, p.Threads, p.Iteration, p.Index, pr)
+		}
+		if (p.Workload == "readrandom") != (pr.WarmupOps > 0) || (p.Workload == "readrandom" && pr.WarmupOps != 500*int64(p.Threads)) {
+			t.Errorf("phase %d %s x%d: warmupOps %d; want 500 per thread for readrandom only", i, p.Workload, p.Threads, pr.WarmupOps)
+		}
+		// The first phase of the second iteration starts from the restored post-load checkpoint.
+		if (i == phases/2) != (pr.ResetSeconds != nil) {
+			t.Errorf("phase %d: resetSeconds %v; want it on phase %d only", i, pr.ResetSeconds, phases/2)
+		}
+		if (p.Workload == "readwhilewriting") != (pr.TargetOpsPerSec != nil) {
+			t.Errorf("phase %d %s: targetOpsPerSec %v", i, p.Workload, pr.TargetOpsPerSec)
+		}
+		want := int64(p.Threads) * map[string]int64{"fillrandom": 1000, "readrandom": 2000, "seekrandom": 500}[p.Workload]
+		if p.Workload != "readwhilewriting" && p.Ops != want {
+			t.Errorf("phase %d %s x%d: %d ops, want %d", i, p.Workload, p.Threads, p.Ops, want)
+		}
+	}
+	// Reads after the reset find every key: the checkpoint holds the whole load.
+	for _, p := range res.Phases {
+		if p.Workload == "readrandom" && p.Found != nil && *p.Found != p.Ops {
+			t.Errorf("%s x%d iteration %d: %d of %d found", p.Workload, p.Threads, p.Iteration, *p.Found, p.Ops)
+		}
+	}
+	// The termination message and the result archive, as the operator keeps them.
+	sdata, err := os.ReadFile(summaryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum api.Summary
+	strictDecode(t, sdata, &sum)
+	if len(sdata) > api.TerminationMessageLimit || sum.Load == nil || len(sum.Phases)+int(sum.Truncated) != phases {
+		t.Errorf("summary: %d bytes, load %v, %d phases + %d truncated", len(sdata), sum.Load, len(sum.Phases), sum.Truncated)
+	}
+	cm, _, err := archive.ConfigMap(b, run.Name, run.JobName, l.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := archive.FromConfigMap(cm, b, archive.Digest(cm))
+	if err != nil || len(back.Phases) != phases || back.Engine != api.EngineRocksJava {
+		t.Errorf("archive round trip: %v", err)
+	}
+	if strings.Contains(stderr, "kvbench-runner-java: error") {
+		t.Errorf("stderr has an error:\n%s", stderr)
+	}
+}
+
+// A RunnerConfig the Java runner cannot run (the CRD refuses it for rocksjava; an older operator or a
+// hand-written config may still send it) fails with its reason in the result line, as the Go runner's.
+func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
+	java := runEntryPoint(t)
+	db := filepath.Join(t.TempDir(), "db")
+	good := func(edit func(c *api.RunnerConfig)) string {
+		c := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksJava}, Dataset: api.DatasetSpec{Num: ptr[int64](100)},
+			Workloads: []api.WorkloadSpec{{Name: api.WorkloadReadRandom}}, Threads: []int32{1}, DBPath: db}
+		edit(&c)
+		j, _ := json.Marshal(c)
+		return "--config-json=" + string(j)
+	}
+	for _, c := range []struct {
+		arg  string
+		want string
+	}{
+		{good(func(c *api.RunnerConfig) { c.Workloads[0].Name = api.WorkloadDeleteRandom }), "workload deleterandom is not supported by the rocksjava runner"},
+		{good(func(c *api.RunnerConfig) { c.Engine.Options.MmapRead = ptr(true) }), "engine.options.mmapRead"},
+		{good(func(c *api.RunnerConfig) { c.Engine.Name = api.EngineRocksDB }), "engine rocksdb is not rocksjava"},
+		{good(func(c *api.RunnerConfig) { c.CacheMode = api.CacheCold }), "cacheMode cold is not supported by the rocksjava runner"},
+		{good(func(c *api.RunnerConfig) { c.OptionsFile = "/etc/kvbench/OPTIONS" }), "engines[].optionsFrom (an OPTIONS file) is not supported"},
+		{good(func(c *api.RunnerConfig) { c.Dataset.ValueSizeRange = &api.SizeRange{Min: 1, Max: 9} }), "dataset.valueSizeRange is not supported"},
+		{`--config-json={"engine":{"name":"rocksjava"},"newField":1}`, "unknown field newField"},
+		{"--config-json=not json", "config: "},
+		{"--no-such-flag=1", "unknown flag --no-such-flag"},
+	} {
+		stdout, stderr, code := runJava(t, java, "run", c.arg)
+		l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
+		if code != 1 || err != nil || l.Result == nil || !strings.Contains(l.Result.Error, c.want) || !strings.Contains(stderr, "kvbench-runner-java: error: ") {
+			t.Errorf("%s: exit %d, result %+v (%v), stderr %q; want exit 1 and a result line with %q", c.arg, code, l.Result, err, stderr, c.want)
+		}
+	}
+}

@@ -50,6 +50,10 @@ app.kubernetes.io/part-of: kvbench
 {{- include "kvbench-operator.imageRef" (dict "img" .Values.runner "appVersion" .Chart.AppVersion) }}
 {{- end }}
 
+{{- define "kvbench-operator.javaRunnerImage" -}}
+{{- include "kvbench-operator.imageRef" (dict "img" .Values.javaRunner "appVersion" .Chart.AppVersion) }}
+{{- end }}
+
 {{/* True when the cluster serves monitoring.coreos.com/v1 (prometheus-operator CRDs) or the value forces it. */}}
 {{- define "kvbench-operator.serviceMonitor.enabled" -}}
 {{- $m := .Values.monitoring.serviceMonitor }}

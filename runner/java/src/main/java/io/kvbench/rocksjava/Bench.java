@@ -94,10 +94,15 @@ public final class Bench {
     }
   }
 
-  private Model.Phase phase(String name, long seed, int salt) throws Exception {
+  /**
+   * Measures one phase of workload name (or "load": every key once, in write batches, then a flush) with
+   * c.threads threads; salt keeps its random streams apart from other phases'.
+   */
+  public Model.Phase phase(String name, long seed, int salt) throws Exception {
     int threads = c.threads;
-    long limit = c.duration > 0 ? Long.MAX_VALUE : c.opsPerThread(name);
-    long deadline = c.duration > 0 ? c.duration * 1_000_000_000L : Long.MAX_VALUE;
+    long dns = c.durationNs();
+    long limit = c.ops >= 0 ? c.ops : dns > 0 ? Long.MAX_VALUE : c.opsPerThread(name);
+    long deadline = dns > 0 ? dns : Long.MAX_VALUE;
     List<Worker> ws = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       ws.add(new Worker(seed * 1000003 + salt * 7919L + i + 1));
@@ -114,7 +119,7 @@ public final class Bench {
           go.await();
           long a0 = allocatedBytes();
           w.startNs = System.nanoTime();
-          work(name, w, limit, c.duration > 0 ? t0[0] + deadline : Long.MAX_VALUE);
+          work(name, w, limit, dns > 0 ? t0[0] + deadline : Long.MAX_VALUE);
           w.endNs = System.nanoTime();
           w.allocated = allocatedBytes() - a0;
         } catch (Throwable e) {
@@ -192,6 +197,7 @@ public final class Bench {
           }
         }
       }
+      case "load" -> load(w);
       case "readrandom", "readwhilewriting" -> {
         for (long i = 0; i < limit; i++) {
           w.val.clear();
@@ -260,6 +266,46 @@ public final class Bench {
         }
       }
       default -> throw new IllegalStateException("workload " + name);
+    }
+  }
+
+  static final int LOAD_BATCH = 1000; // the Go runner's loadBatch
+
+  /**
+   * The load: every key once, in ascending order or (loadRandom) in a permuted one, LOAD_BATCH keys per
+   * WriteBatch (as the Go runner's putLoad), then a flush. The permutation is a stride through the key space
+   * by a prime that does not divide num: the same keys as the Go runner's load, in a different order.
+   */
+  private void load(Worker w) throws RocksDBException {
+    long n = c.num;
+    long stride = 1;
+    if (c.loadRandom) {
+      for (long p : new long[] {4194301, 4194287, 4194277}) { // primes < 2^22: i * p stays below 2^63
+        if (n % p != 0) {
+          stride = p;
+          break;
+        }
+      }
+    }
+    long prev = w.startNs;
+    try (org.rocksdb.WriteBatch b = new org.rocksdb.WriteBatch()) {
+      for (long i = 0; i < n; i++) {
+        long v = c.loadRandom ? (i * stride) % n : i;
+        ByteBuffer val = w.values.next();
+        w.bytes += c.keySize + val.remaining();
+        b.put(w.key(v), val);
+        if (b.count() >= LOAD_BATCH || i == n - 1) {
+          engine.db.write(engine.writeOptions, b);
+          b.clear();
+        }
+        long now = System.nanoTime();
+        Hist.record(w.hist, now - prev);
+        prev = now;
+        w.ops++;
+      }
+    }
+    try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+      engine.db.flush(f);
     }
   }
 

@@ -9,7 +9,7 @@ import java.util.Set;
  * for what this runner does. A flag of the Go runner this runner does not do is refused by name, an
  * unknown flag as unknown: never silently ignored.
  */
-public final class Config {
+public final class Config implements Cloneable {
   public String engine = "rocksjava";
   public String db = "";
   public List<String> benchmarks = List.of("fillseq", "fillrandom", "readrandom");
@@ -49,6 +49,25 @@ public final class Config {
   public String summaryPath = "";
   /** Print the per-phase and final result lines (kvbench-phase:, kvbench-result:) as `run` does. */
   public boolean resultLines;
+  /** Not flags: a RunnerConfig workload's own num (ops per thread, -1: the flags decide) and duration. */
+  public long ops = -1;
+  public long durationNanos;
+  /** Not a flag: the load phase writes the keys in a permuted order (RunnerConfig loadMode fillrandom). */
+  public boolean loadRandom;
+
+  /** A copy to change per phase. */
+  public Config copy() {
+    try {
+      return (Config) clone();
+    } catch (CloneNotSupportedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The phase's time bound in ns, 0 for none. */
+  public long durationNs() {
+    return durationNanos > 0 ? durationNanos : duration * 1_000_000_000L;
+  }
 
   /** db_bench's default seed, which an unset seed is written down as (the Go runner's provenance). */
   public static final long DEFAULT_SEED = 301;
@@ -196,6 +215,9 @@ public final class Config {
 
   /** Operations per thread of a workload, as db_bench counts them. */
   public long opsPerThread(String workload) {
+    if (ops >= 0) {
+      return ops;
+    }
     boolean read = workload.startsWith("read") || workload.equals("seekrandom");
     return read && reads >= 0 ? reads : num;
   }

@@ -128,6 +128,28 @@ public final class Engine implements AutoCloseable {
     return v.getMajor() + "." + v.getMinor() + "." + v.getPatch();
   }
 
+  /** The properties that are 0 when no flush or compaction runs or is due (the Go runner's settle). */
+  private static final String[] IDLE = {"rocksdb.estimate-pending-compaction-bytes",
+      "rocksdb.num-running-compactions", "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending",
+      "rocksdb.compaction-pending"};
+
+  /** Whether flushes and compactions are idle (settle). */
+  public boolean compactionIdle() throws RocksDBException {
+    for (String p : IDLE) {
+      if (db.getLongProperty(p) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Saves the open database into dir (RocksDB's checkpoint: table files hard-linked, the memtable flushed). */
+  public void checkpoint(String dir) throws RocksDBException {
+    try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db)) {
+      cp.createCheckpoint(dir);
+    }
+  }
+
   /** Waits until no flush or compaction is pending or running (db_bench's waitforcompaction). */
   public void waitForCompaction() throws RocksDBException, InterruptedException {
     while (db.getLongProperty("rocksdb.compaction-pending") != 0

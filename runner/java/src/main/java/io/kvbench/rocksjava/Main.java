@@ -25,10 +25,20 @@ public final class Main {
     System.exit(run(Arrays.asList(args), System.out, System.err));
   }
 
+  /** What a subcommand runs once the result and its outputs are set up. */
+  private interface Body {
+    void run(Model.Result res, java.util.function.Consumer<Model.Phase> onPhase) throws Exception;
+  }
+
   static int run(List<String> args, PrintStream out, PrintStream err) {
-    if (args.isEmpty() || !args.get(0).equals("bench")) {
+    String sub = args.isEmpty() ? "" : args.get(0);
+    if (sub.equals("run")) {
+      return runConfig(args.subList(1, args.size()), out, err);
+    }
+    if (!sub.equals("bench")) {
       err.println("usage: kvbench-runner-java bench --db=DIR --benchmarks=... [db_bench-style flags]");
-      err.println("kvbench-runner-java: error: the first argument must be the subcommand bench");
+      err.println("       kvbench-runner-java run --config-json=<RunnerConfig> [--json=F] [--summary-file=F]");
+      err.println("kvbench-runner-java: error: the first argument must be the subcommand bench or run");
       return 1;
     }
     Config c;
@@ -38,6 +48,78 @@ public final class Main {
       err.println("kvbench-runner-java: error: " + e.getMessage());
       return 1;
     }
+    return execute(c, out, err, (res, onPhase) -> {
+      try (Engine e = new Engine(c)) {
+        res.provenance = Provenance.of(c, e);
+        new Bench(c, e, out::println, err::println).run(res, onPhase);
+        res.engineTotals = e.snapshot();
+        res.provenance.optionsFile = e.optionsFile();
+      }
+    });
+  }
+
+  /**
+   * The operator's entry point, as kvbench-runner run: the RunnerConfig from --config-json (or the file
+   * --config), results to --json and --summary-file, one kvbench-phase: line per phase and the kvbench-result:
+   * line at the end, also when the config is refused (its error then says why).
+   */
+  static int runConfig(List<String> args, PrintStream out, PrintStream err) {
+    String json = null, file = null, jsonPath = "", summaryPath = "", metricsAddr = "";
+    boolean histogram = false;
+    RunSpec spec;
+    try {
+      for (String a : args) {
+        String s = a.startsWith("--") ? a.substring(2) : a.startsWith("-") ? a.substring(1) : null;
+        if (s == null) {
+          throw new IllegalArgumentException("unexpected argument " + a + " (flags are --name=value)");
+        }
+        int eq = s.indexOf('=');
+        String name = eq < 0 ? s : s.substring(0, eq), v = eq < 0 ? null : s.substring(eq + 1);
+        switch (name) {
+          case "config-json" -> json = need(name, v);
+          case "config" -> file = need(name, v);
+          case "json" -> jsonPath = need(name, v);
+          case "summary-file" -> summaryPath = need(name, v);
+          case "metrics-addr" -> metricsAddr = need(name, v);
+          case "histogram" -> histogram = v == null || Boolean.parseBoolean(v);
+          default -> throw new IllegalArgumentException("unknown flag --" + name + " for run");
+        }
+      }
+      if (file != null) {
+        json = Files.readString(Path.of(file));
+      }
+      if (json == null || json.isEmpty()) {
+        throw new IllegalArgumentException("no config: pass --config-json or --config");
+      }
+      spec = RunSpec.parse(json);
+    } catch (IllegalArgumentException | IOException e) {
+      // The result line, as the Go runner prints it for a refused config: the pod log says why.
+      Model.Result res = new Model.Result();
+      res.error = e.getMessage();
+      out.println(Model.RESULT_PREFIX + Output.json(res, false));
+      out.flush();
+      err.println("kvbench-runner-java: error: " + e.getMessage());
+      return 1;
+    }
+    if (!metricsAddr.isEmpty()) {
+      err.println("note: --metrics-addr=" + metricsAddr + ": the rocksjava runner serves no live metrics; "
+          + "each phase reaches the operator through its log line and the summary");
+    }
+    Config c = spec.base;
+    c.jsonPath = jsonPath;
+    c.summaryPath = summaryPath;
+    c.histogram = histogram;
+    return execute(c, out, err, (res, onPhase) -> new Run(spec, out::println, err::println).run(res, onPhase));
+  }
+
+  private static String need(String name, String v) {
+    if (v == null) {
+      throw new IllegalArgumentException("--" + name + " needs a value (--" + name + "=...)");
+    }
+    return v;
+  }
+
+  private static int execute(Config c, PrintStream out, PrintStream err, Body body) {
     Model.Result res = new Model.Result();
     res.startTime = Bench.now();
     res.dataset.num = c.num;
@@ -71,11 +153,8 @@ public final class Main {
     }, "kvbench-signal");
     Runtime.getRuntime().addShutdownHook(hook);
     String failure = null;
-    try (Engine e = new Engine(c)) {
-      res.provenance = Provenance.of(c, e);
-      new Bench(c, e, out::println, err::println).run(res, p -> streamed(c, res, p, out));
-      res.engineTotals = e.snapshot();
-      res.provenance.optionsFile = e.optionsFile();
+    try {
+      body.run(res, p -> streamed(c, res, p, out));
     } catch (Exception e) {
       failure = e.getMessage() == null ? e.toString() : e.getMessage();
       res.error = failure;

@@ -26,6 +26,7 @@ public final class Model {
     public Dataset dataset = new Dataset();
     public String startTime;
     public String endTime;
+    public Phase load;
     public List<Phase> phases = new ArrayList<>();
     public String error;
     public Provenance provenance;
@@ -137,6 +138,14 @@ public final class Model {
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public static final class Protocol {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+    public long warmupOps;
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+    public double warmupSeconds;
+    public Double settleSeconds;
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+    public boolean settleTimedOut;
+    public Double resetSeconds;
     public Double targetOpsPerSec;
     @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     public boolean targetMissed;
@@ -215,6 +224,7 @@ public final class Model {
     public String engine;
     public String engineVersion;
     public Dataset dataset;
+    public PhaseSummary load;
     public List<PhaseSummary> phases;
     @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     public int truncated;

@@ -74,19 +74,10 @@ public final class Output {
     }
     s.phases = new ArrayList<>();
     for (Model.Phase p : r.phases) {
-      Model.PhaseSummary x = p.summary();
-      if (x.latencyMicros != null) { // a copy: stripping must not touch the result
-        Model.Percentiles l = new Model.Percentiles();
-        l.mean = x.latencyMicros.mean;
-        l.p50 = x.latencyMicros.p50;
-        l.p75 = x.latencyMicros.p75;
-        l.p99 = x.latencyMicros.p99;
-        l.p999 = x.latencyMicros.p999;
-        l.p9999 = x.latencyMicros.p9999;
-        l.max = x.latencyMicros.max;
-        x.latencyMicros = l;
-      }
-      s.phases.add(x);
+      s.phases.add(copied(p));
+    }
+    if (r.load != null) {
+      s.load = copied(r.load);
     }
     java.util.List<java.util.function.Consumer<Model.PhaseSummary>> strip = java.util.List.of(
         p -> p.operations = null,
@@ -105,12 +96,36 @@ public final class Output {
         return s;
       }
       s.phases.forEach(f);
+      if (s.load != null) {
+        f.accept(s.load);
+      }
     }
     while (!fits(s) && !s.phases.isEmpty()) {
       s.phases.remove(s.phases.size() - 1);
       s.truncated++;
     }
+    if (!fits(s)) {
+      s.load = null;
+      s.dataset = null;
+    }
     return s;
+  }
+
+  /** The phase's summary with its own copy of the percentiles: stripping must not touch the result. */
+  private static Model.PhaseSummary copied(Model.Phase p) {
+    Model.PhaseSummary x = p.summary();
+    if (x.latencyMicros != null) {
+      Model.Percentiles l = new Model.Percentiles();
+      l.mean = x.latencyMicros.mean;
+      l.p50 = x.latencyMicros.p50;
+      l.p75 = x.latencyMicros.p75;
+      l.p99 = x.latencyMicros.p99;
+      l.p999 = x.latencyMicros.p999;
+      l.p9999 = x.latencyMicros.p9999;
+      l.max = x.latencyMicros.max;
+      x.latencyMicros = l;
+    }
+    return x;
   }
 
   private static boolean fits(Model.Summary s) {
