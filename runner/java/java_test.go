@@ -368,7 +368,7 @@ func ptr[T any](v T) *T { return &v }
 // the operator's Job args (run ...) follow.
 func runEntryPoint(t *testing.T) []string {
 	java := javaRunner(t)
-	return java[:len(java)-1 : len(java)-1]
+	return java[: len(java)-1 : len(java)-1]
 }
 
 // The Java runner's run entry point takes exactly the arguments the operator renders for a rocksjava
