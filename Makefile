@@ -85,9 +85,9 @@ test-unit: deps envtest-assets verify chart-test ## verify, chart checks, unit, 
 	$(MAKE) test-arm64
 
 .PHONY: test-arm64
-test-arm64: deps ## The arm64 runner image under qemu-user: runner fillseq,readrandom (RocksDB, LevelDB), result file decoded, db_bench (~1 min once built).
-	WHAT=runner hack/build-images.sh >/dev/null
-	go test -count=1 -tags qemu ./test/multiarch -layout $(BIN)/images/oci/kvbench-runner -v
+test-arm64: deps ## The arm64 runner image under qemu-user: runner fillseq,readrandom (RocksDB, LevelDB), result file decoded, db_bench; the Java runner image, amd64 and arm64, running an operator-rendered rocksjava Job (~1.5 min once built).
+	WHAT="runner runner-java" hack/build-images.sh >/dev/null
+	go test -count=1 -tags qemu ./test/multiarch -layout $(BIN)/images/oci/kvbench-runner -java-layout $(BIN)/images/oci/kvbench-runner-java -v
 
 .PHONY: test-ycsb-full
 test-ycsb-full: deps ## The runner's YCSB against YCSB core 0.17.0 at 1M records and 2M operations (make test runs it at 100k/200k).
@@ -157,15 +157,16 @@ chart-test: ## helm lint --strict and rendering checks of charts/kvbench-operato
 	hack/chart-test.sh
 
 .PHONY: images
-images: deps ## Build the runner (static, RocksDB+LevelDB linked in, + db_bench) and operator images, linux/amd64 and arm64, into bin/images (cached).
+images: deps ## Build the runner (static, RocksDB+LevelDB linked in, + db_bench), operator and Java runner (jlink runtime + RocksJava) images, linux/amd64 and arm64, into bin/images (cached).
 	hack/build-images.sh >/dev/null
 
 # REGISTRY=host:port[/path]; plain HTTP for localhost, 127.0.0.1 and private addresses, INSECURE=1 for any.
 .PHONY: images-push
-images-push: images ## Push both image indexes to REGISTRY=host:port (VERSION, INSECURE=1); prints the digests, writes bin/images/pushed.env.
+images-push: images ## Push the three image indexes to REGISTRY=host:port (VERSION, INSECURE=1); prints the digests, writes bin/images/pushed.env.
 	@[ -n "$(REGISTRY)" ] || { echo "images-push: set REGISTRY=host:port[/path], e.g. make images-push REGISTRY=localhost:5000"; exit 2; }
 	go run ./hack/imagebuild push -registry '$(REGISTRY)' $(if $(filter 1 true yes,$(INSECURE)),-insecure) \
-		-env-file $(BIN)/images/pushed.env $(BIN)/images/oci/kvbench-operator $(BIN)/images/oci/kvbench-runner
+		-env-file $(BIN)/images/pushed.env $(BIN)/images/oci/kvbench-operator $(BIN)/images/oci/kvbench-runner \
+		$(BIN)/images/oci/kvbench-runner-java
 	@cat $(BIN)/images/pushed.env
 
 .PHONY: chart-push
@@ -173,8 +174,8 @@ chart-push: ## helm package + helm push the chart to oci://REGISTRY/charts (PLAI
 	REGISTRY=$(REGISTRY) hack/chart-push.sh
 
 .PHONY: build-installer
-build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), images by digest: IMG=…@sha256:… RUNNER_IMG=…@sha256:… (default: bin/images/pushed.env).
-	IMG=$(IMG) RUNNER_IMG=$(RUNNER_IMG) hack/build-installer.sh >/dev/null
+build-installer: ## dist/install.yaml from config/ (CRD, RBAC, Deployment), images by digest: IMG=…@sha256:… RUNNER_IMG=…@sha256:… JAVA_RUNNER_IMG=…@sha256:… (default: bin/images/pushed.env).
+	IMG=$(IMG) RUNNER_IMG=$(RUNNER_IMG) JAVA_RUNNER_IMG=$(JAVA_RUNNER_IMG) hack/build-installer.sh >/dev/null
 
 .PHONY: kind-demo
 kind-demo: ## With Docker and kind: a kind cluster + local registry, images and chart pushed and installed by digest, the demo benchmark.

@@ -10,9 +10,16 @@
 #                     unpacked into a cached sysroot (hack/arm64-sysroot.sh), db_bench and its libraries from there.
 #                     The runner writes only to /data, /tmp and /dev/termination-log: a read-only root filesystem works.
 #   kvbench-operator  /manager: CGO_ENABLED=0 go build . for each GOARCH, uid 65532.
+#   kvbench-runner-java  the Java runner (runner/java, engine rocksjava): /opt/java, a jlink runtime from Debian's
+#                     OpenJDK 17 (hack/java-jre.sh; arm64's from Debian's arm64 jmods), /opt/kvbench/lib the runner's
+#                     jars (hack/rocksjava-runner.sh: the runner, rocksdbjni, HdrHistogram, Jackson),
+#                     /opt/kvbench/native/librocksdbjni.so the architecture's JNI library taken from the rocksdbjni jar
+#                     (RocksDB.loadLibrary finds it on java.library.path: nothing is unpacked into /tmp), and the
+#                     system libraries these need with their loader (glibc, libstdc++, zlib). Entrypoint: java ...
+#                     io.kvbench.rocksjava.Main, which takes the Go runner's run arguments.
 #
 # Output (OUT, default <repo>/bin/images):
-#   oci/kvbench-runner, oci/kvbench-operator   OCI image layouts, one index each (what `make images-push` pushes)
+#   oci/kvbench-runner, oci/kvbench-operator, oci/kvbench-runner-java   OCI image layouts, one index each (what `make images-push` pushes)
 #   runner.tar, operator.tar                   the host architecture's image as a `docker save` tarball tagged
 #                                              localhost/NAME:$VERSION (for `ctr images import`, `podman load`)
 #   runner.digests, operator.digests           hack/imagebuild's line: index digest, each architecture's manifest
@@ -21,12 +28,12 @@
 # same digests. Cached: each image is rebuilt only when a hash of its inputs (Go sources of the packages it links,
 # go.mod/go.sum, the Debian package versions of both architectures, hack/imagebuild, this script) changes; FORCE=1
 # rebuilds. Builds run at nice 19.
-#   VERSION (default v0.1.0), OUT, WHAT (default "runner operator"), ARCHS (default "amd64 arm64")
+#   VERSION (default v0.1.0), OUT, WHAT (default "runner operator runner-java"), ARCHS (default "amd64 arm64")
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/.." && pwd)
 VERSION=${VERSION:-v0.1.0}
 OUT=${OUT:-$ROOT/bin/images}
-WHAT=${WHAT:-runner operator}
+WHAT=${WHAT:-runner operator runner-java}
 ARCHS=${ARCHS:-amd64 arm64}
 HOSTARCH=$(go env GOARCH)
 mkdir -p "$OUT"
@@ -47,10 +54,12 @@ inputs() {
 }
 fresh() { [ "${FORCE:-0}" != 1 ] && [ -f "$OUT/$1.tar" ] && [ -f "$OUT/oci/kvbench-$1/index.json" ] && [ "$(cat "$OUT/$1.inputs" 2>/dev/null)" = "$2" ]; }
 
-# spec NAME ENTRYPOINT, then "ARCH SRC DST" lines on stdin: hack/imagebuild's JSON (oci.Spec) for one image, user 65532
+# spec NAME ENTRYPOINT, then "ARCH SRC DST" lines on stdin: hack/imagebuild's JSON (oci.Spec) for one image, user 65532;
+# ENTRYPOINT is a path, or a JSON array of the command and its arguments
 spec() {
   local name=$1 ep=$2 arch src dst sep="" cur="" fsep="" q='["\\]'
-  printf '{"images": [{"name": "%s", "tag": "%s", "entrypoint": ["%s"], "user": 65532,\n' "$name" "$VERSION" "$ep"
+  case $ep in "["*) ;; *) ep="[\"$ep\"]" ;; esac
+  printf '{"images": [{"name": "%s", "tag": "%s", "entrypoint": %s, "user": 65532,\n' "$name" "$VERSION" "$ep"
   printf '  "labels": {"org.opencontainers.image.title": "%s", "org.opencontainers.image.version": "%s"},\n  "platforms": {' "$name" "$VERSION"
   while read -r arch src dst; do
     if [[ $src$dst =~ $q ]]; then log "a path with a quote or backslash: $src $dst"; return 1; fi
@@ -131,6 +140,45 @@ operator)
     done
     printf '%s\n' "${files[@]}" | pack operator kvbench-operator /manager "$key"
     log "operator image built in $(( $(date +%s) - t ))s"
+  fi ;;
+runner-java)
+  classpath=$("$HERE/rocksjava-runner.sh")
+  jres=() sysdebs=""
+  for arch in $ARCHS; do jres+=("$("$HERE/java-jre.sh" "$arch")"); done
+  SYSROOT=""
+  case " $ARCHS " in *" arm64 "*) [ "$HOSTARCH" = arm64 ] || { SYSROOT=$("$HERE/arm64-sysroot.sh"); sysdebs=$(cat "$SYSROOT/.debs"); } ;; esac
+  hostdebs=$(dpkg-query -W -f='${Package}=${Version}\n' libc6 libstdc++6 libgcc-s1 zlib1g)
+  key=$( { echo "$classpath" "${jres[*]}" "$VERSION" "$ARCHS"; echo "$hostdebs"; echo "$sysdebs"
+    sha256sum "$HERE/build-images.sh" "$HERE/elf-deps.sh" "$HERE/java-jre.sh" "$HERE/rocksjava-runner.sh"; } | sha256sum | cut -c1-16)
+  if fresh runner-java "$key"; then log "runner-java image up to date ($key): $(cat "$OUT/runner-java.digests")"; else
+    t=$(date +%s)
+    files=() i=0
+    jni=$(tr : '\n' <<<"$classpath" | grep '/rocksdbjni-[^/]*\.jar$')
+    for arch in $ARCHS; do
+      jre=${jres[$i]}; i=$((i + 1))
+      root="" so=librocksdbjni-linux64.so
+      [ "$arch" = "$HOSTARCH" ] || root=$SYSROOT
+      [ "$arch" = arm64 ] && so=librocksdbjni-linux-aarch64.so
+      native=$OUT/build/runner-java/$arch
+      rm -rf "$native"; mkdir -p "$native"
+      python3 -c 'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+        "$jni" "$so" "$native/librocksdbjni.so"
+      while read -r f; do
+        [ "$(basename "$f")" = .complete ] || files+=("$arch $(readlink -f "$f") /opt/java/${f#"$jre"/}")
+      done < <(find "$jre" \( -type f -o -type l \) | LC_ALL=C sort)
+      for jar in $(tr : ' ' <<<"$classpath"); do files+=("$arch $jar /opt/kvbench/lib/$(basename "$jar")"); done
+      files+=("$arch $native/librocksdbjni.so /opt/kvbench/native/librocksdbjni.so")
+      elves=()
+      while read -r f; do [ "$(head -c4 "$f" | tr -d '\0')" = "$(printf '\177ELF')" ] && elves+=("$f"); done < <(find "$jre" -type f)
+      interp=$(readelf -l "$jre/bin/java" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+      while read -r src dst; do files+=("$arch $src $dst"); done < <(elf_closure "$root" "$(triplet "$arch")" "$interp" \
+        "$jre/lib:$jre/lib/server" "${elves[@]}" "$native/librocksdbjni.so")
+    done
+    # -XX:-UsePerfData: no hsperfdata file in /tmp; the heap is a quarter of the pod's memory limit (the JVM's
+    # default), RocksDB's memory is native.
+    printf '%s\n' "${files[@]}" | pack runner-java kvbench-runner-java \
+      '["/opt/java/bin/java", "-XX:-UsePerfData", "-Djava.library.path=/opt/kvbench/native", "-cp", "/opt/kvbench/lib/*", "io.kvbench.rocksjava.Main"]' "$key"
+    log "runner-java image built in $(( $(date +%s) - t ))s"
   fi ;;
 *) log "unknown image $w"; exit 2 ;;
 esac; done

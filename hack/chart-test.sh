@@ -76,11 +76,12 @@ PY
 A=sha256:$(printf 'a%.0s' $(seq 64)); B=sha256:$(printf 'b%.0s' $(seq 64))
 imgs() { render "$@" | python3 -c 'import sys,yaml
 d = next(d for d in yaml.safe_load_all(sys.stdin) if d and d["kind"] == "Deployment")["spec"]["template"]["spec"]["containers"][0]
-print(d["image"], next(a for a in d["args"] if a.startswith("--runner-image=")))'; }
-got=$(imgs --set image.repository=reg:5000/op --set image.tag=v2 --set image.digest=$A --set runner.repository=reg:5000/run --set runner.tag=v2 --set runner.digest=$B)
-[ "$got" = "reg:5000/op@$A --runner-image=reg:5000/run@$B" ] && ok "image.digest and runner.digest win over tags" || bad "digests: $got"
+print(d["image"], next(a for a in d["args"] if a.startswith("--runner-image=")), next(a for a in d["args"] if a.startswith("--java-runner-image=")))'; }
+got=$(imgs --set image.repository=reg:5000/op --set image.tag=v2 --set image.digest=$A --set runner.repository=reg:5000/run --set runner.tag=v2 --set runner.digest=$B \
+  --set javaRunner.repository=reg:5000/java --set javaRunner.tag=v2 --set javaRunner.digest=$A)
+[ "$got" = "reg:5000/op@$A --runner-image=reg:5000/run@$B --java-runner-image=reg:5000/java@$A" ] && ok "image.digest, runner.digest and javaRunner.digest win over tags" || bad "digests: $got"
 got=$(imgs)
-[ "$got" = "localhost/kvbench-operator:v0.1.0 --runner-image=localhost/kvbench-runner:v0.1.0" ] && ok "default images are v<appVersion> tags" || bad "default images: $got"
+[ "$got" = "localhost/kvbench-operator:v0.1.0 --runner-image=localhost/kvbench-runner:v0.1.0 --java-runner-image=localhost/kvbench-runner-java:v0.1.0" ] && ok "default images are v<appVersion> tags" || bad "default images: $got"
 
 # Runner pull secrets and service account: chart values -> operator flags (main.go defines them: see below).
 args=$(render --set 'runner.imagePullSecrets={regcred,mirror}' --set runner.serviceAccountName=kvbench-runner)

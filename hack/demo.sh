@@ -44,6 +44,7 @@ Installed from the cluster's registry $REGISTRY, as on any cluster:
   chart   $CHART --version $CHART_VERSION ($CHART_DIGEST)
   images  $OPERATOR_IMAGE
           $RUNNER_IMAGE
+          $RUNNER_JAVA_IMAGE
 
 The cluster stays up. To explore:
   export KUBECONFIG=$KUBECONFIG PATH=$K8S_BIN:\$PATH

@@ -26,8 +26,8 @@ stack_up() {
   say "pushing the images to the cluster's registry $REGISTRY (make images-push)"
   make -s -C "$ROOT" images-push REGISTRY="$REGISTRY" VERSION="$VERSION" >/dev/null
   # shellcheck disable=SC1091
-  . "$ROOT/bin/images/pushed.env"; export OPERATOR_IMAGE RUNNER_IMAGE
-  say "  $OPERATOR_IMAGE"; say "  $RUNNER_IMAGE"
+  . "$ROOT/bin/images/pushed.env"; export OPERATOR_IMAGE RUNNER_IMAGE RUNNER_JAVA_IMAGE
+  say "  $OPERATOR_IMAGE"; say "  $RUNNER_IMAGE"; say "  $RUNNER_JAVA_IMAGE"
   # 24 PVs: the seed examples spec alone runs 12 localNVMe runs at once, and a spec's volumes stay Released
   # (not recycled) until the next set-up.
   say "local NVMe fixture (StorageClass local-nvme, static local PVs, node label)"; "$HERE/local-nvme.sh" up 24
@@ -49,5 +49,6 @@ chart_install() {
   say "chart $CHART:$CHART_VERSION ($CHART_DIGEST)"
   "$HELM" upgrade --install kvb "$CHART" --version "$CHART_VERSION" --plain-http -n kvbench-system --create-namespace \
     --set image.repository="${OPERATOR_IMAGE%@*}" --set image.digest="${OPERATOR_IMAGE#*@}" \
-    --set runner.repository="${RUNNER_IMAGE%@*}" --set runner.digest="${RUNNER_IMAGE#*@}" --wait --timeout 3m >/dev/null
+    --set runner.repository="${RUNNER_IMAGE%@*}" --set runner.digest="${RUNNER_IMAGE#*@}" \
+    --set javaRunner.repository="${RUNNER_JAVA_IMAGE%@*}" --set javaRunner.digest="${RUNNER_JAVA_IMAGE#*@}" --wait --timeout 3m >/dev/null
 }

@@ -46,6 +46,7 @@ set +e
 E2E_LABELS=${E2E_LABELS-!schedule-long}
 (cd "$ROOT" && KUBECTL=$KUBECTL HELM=$HELM E2E_ARTIFACTS=$ART nice -n 5 go test -tags e2e ./test/e2e/ -count=1 -timeout 45m -v \
   -args -e2e.registry="$REGISTRY" -e2e.plain-http -e2e.operator-image="$OPERATOR_IMAGE" -e2e.runner-image="$RUNNER_IMAGE" \
+  -e2e.java-runner-image="$RUNNER_JAVA_IMAGE" \
   -e2e.prometheus-url="$("$HERE/prometheus.sh" url)" \
   -ginkgo.v -ginkgo.no-color -ginkgo.junit-report="$ART/junit.xml" ${E2E_LABELS:+"-ginkgo.label-filter=$E2E_LABELS"} ${GINKGO_ARGS:-}) 2>&1 | tee "$ART/suite.log"
 status=${PIPESTATUS[0]}

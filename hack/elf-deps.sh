@@ -37,3 +37,30 @@ elf_needed() {
     done
   done
 }
+
+# elf_closure ROOT TRIPLET INTERP PROVIDED FILE...: elf_needed for files that live outside ROOT (a jlink runtime, a
+# JNI library) and use ROOT's libraries: prints "SRC DST" for the loader INTERP and every library FILE... need,
+# recursively, except those found in PROVIDED (colon-separated host directories: the runtime's own lib/).
+elf_closure() {
+  local root=$1 triplet=$2 interp=$3 provided=$4 seen=" " f so d p found skip pd
+  shift 4
+  local todo=("$@")
+  IFS=: read -ra pd <<<"$provided"
+  echo "$(elf_resolve "$root" "$interp") $interp"
+  while [ ${#todo[@]} -gt 0 ]; do
+    f=${todo[0]}; todo=("${todo[@]:1}")
+    for so in $(readelf -d "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+      case $seen in *" $so "*) continue ;; esac
+      seen+="$so "; skip=""
+      for p in "${pd[@]}"; do if [ -e "$p/$so" ]; then skip=1; fi; done
+      [ -z "$skip" ] || continue
+      found=""
+      for d in "/lib/$triplet" "/usr/lib/$triplet" /lib /usr/lib; do
+        if [ -e "$root$d/$so" ]; then found=$d/$so; break; fi
+      done
+      [ -n "$found" ] || { echo "elf-deps: $so (needed by $f) is not in ${root:-/}" >&2; return 1; }
+      [ "$(elf_resolve "$root" "$found")" = "$(elf_resolve "$root" "$interp")" ] || echo "$(elf_resolve "$root" "$found") $found"
+      todo+=("$(elf_resolve "$root" "$found")")
+    done
+  done
+}

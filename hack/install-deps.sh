@@ -7,9 +7,12 @@ PKGS=(
   libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # RocksDB's compression libs (static link)
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu    # the arm64 runner (cgo, static; hack/build-images.sh)
   qemu-user-static                               # runs the arm64 image's programs in make test-arm64 (qemu is
-                                                 # called directly with -L: no binfmt_misc registration needed)
+                                                 # called directly with -L: no binfmt_misc registration needed),
+                                                 # and both Java runner images (make test-arm64)
   etcd-server                                    # fallback etcd for envtest
-  openjdk-17-jdk-headless maven                  # YCSB core (Maven Central), the runner's YCSB reference (hack/ycsb-ref.sh)
+  openjdk-17-jdk-headless maven                  # YCSB core (Maven Central), the runner's YCSB reference (hack/ycsb-ref.sh),
+                                                 # the Java runner (runner/java); its image's JDK is downloaded
+                                                 # separately by hack/java-jre.sh (jlink needs one exact version)
   build-essential pkg-config curl ca-certificates git util-linux python3 python3-yaml
 )
 missing=()

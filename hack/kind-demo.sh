@@ -107,6 +107,7 @@ say "helm upgrade --install kvb $CHART --version $CHART_VERSION"
 "$HELM" upgrade --install kvb "$CHART" --version "$CHART_VERSION" --plain-http -n kvbench-system --create-namespace \
   --set image.repository="${OPERATOR_IMAGE%@*}" --set image.digest="${OPERATOR_IMAGE#*@}" \
   --set runner.repository="${RUNNER_IMAGE%@*}" --set runner.digest="${RUNNER_IMAGE#*@}" \
+  --set javaRunner.repository="${RUNNER_JAVA_IMAGE%@*}" --set javaRunner.digest="${RUNNER_JAVA_IMAGE#*@}" \
   --set operator.nvmeNodeLabel="$NVME_LABEL" --set operator.localNVMeStorageClass=standard --wait --timeout 5m >/dev/null
 
 name=$(awk '/^metadata:/{m=1} m && /^  name:/{print $2; exit}' "$SAMPLE")
@@ -127,6 +128,7 @@ kind cluster $CLUSTER (KUBECONFIG=$KUBECONFIG), registry $REGISTRY:
   chart   $CHART --version $CHART_VERSION
   images  $OPERATOR_IMAGE
           $RUNNER_IMAGE
+          $RUNNER_JAVA_IMAGE
 Take it down: hack/kind-demo.sh down
 EOF
 [ "$phase" = Succeeded ]

@@ -11,6 +11,8 @@
 //	-e2e.plain-http        E2E_PLAIN_HTTP=1: that registry speaks plain HTTP (the local cluster's does)
 //	-e2e.operator-image    E2E_OPERATOR_IMAGE: REGISTRY/kvbench-operator@sha256:… (default: OPERATOR_IMAGE in
 //	-e2e.runner-image      E2E_RUNNER_IMAGE:   REGISTRY/kvbench-runner@sha256:…   bin/images/pushed.env)
+//	-e2e.java-runner-image E2E_JAVA_RUNNER_IMAGE: REGISTRY/kvbench-runner-java@sha256:… (default: RUNNER_JAVA_IMAGE
+//	                       in bin/images/pushed.env)
 //	-e2e.prometheus-url    E2E_PROMETHEUS_URL: http://… of a Prometheus that selects every ServiceMonitor and PodMonitor
 //	                       (default: the Service monitoring/prometheus of hack/prometheus.sh, by its ClusterIP)
 //	KUBECTL, HELM          binaries (default: kubectl, helm on PATH)
@@ -66,6 +68,7 @@ var (
 	plainHTTP     = flag.Bool("e2e.plain-http", os.Getenv("E2E_PLAIN_HTTP") == "1", "the registry speaks plain HTTP")
 	operatorImage = flag.String("e2e.operator-image", os.Getenv("E2E_OPERATOR_IMAGE"), "operator image by digest (default: OPERATOR_IMAGE in bin/images/pushed.env)")
 	runnerImage   = flag.String("e2e.runner-image", os.Getenv("E2E_RUNNER_IMAGE"), "runner image by digest (default: RUNNER_IMAGE in bin/images/pushed.env)")
+	javaImage     = flag.String("e2e.java-runner-image", os.Getenv("E2E_JAVA_RUNNER_IMAGE"), "Java runner image by digest (default: RUNNER_JAVA_IMAGE in bin/images/pushed.env)")
 	promURLFlag   = flag.String("e2e.prometheus-url", os.Getenv("E2E_PROMETHEUS_URL"), "Prometheus base URL (default: the monitoring/prometheus Service)")
 	promURL       string
 	// chart is the pushed chart (oci://REGISTRY/charts/kvbench-operator) and its version.
@@ -75,7 +78,7 @@ var (
 // digestRef is an image reference by digest, split into what the chart's image values take.
 type digestRef struct{ repository, digest string }
 
-var operatorRef, runnerRef digestRef
+var operatorRef, runnerRef, javaRef digestRef
 
 func parseDigestRef(name, ref string) digestRef {
 	GinkgoHelper()
@@ -128,6 +131,7 @@ func helmFromRegistry(verb, name, ns, ref, version string, extra ...string) stri
 	args := []string{verb, name, ref, "--version", version, "-n", ns, "--create-namespace",
 		"--set", "image.repository=" + operatorRef.repository, "--set", "image.digest=" + operatorRef.digest,
 		"--set", "runner.repository=" + runnerRef.repository, "--set", "runner.digest=" + runnerRef.digest,
+		"--set", "javaRunner.repository=" + javaRef.repository, "--set", "javaRunner.digest=" + javaRef.digest,
 		"--set", "operator.nvmeNodeLabel=" + nvmeLabel,
 		// Runner pods live tens of seconds here: scrape them faster than the chart's 15s.
 		"--set", "monitoring.podMonitor.interval=5s", "--wait", "--timeout", "3m"}
@@ -195,7 +199,11 @@ var _ = BeforeSuite(func() {
 	if *runnerImage == "" {
 		*runnerImage = pushed["RUNNER_IMAGE"]
 	}
+	if *javaImage == "" {
+		*javaImage = pushed["RUNNER_JAVA_IMAGE"]
+	}
 	operatorRef, runnerRef = parseDigestRef("operator image", *operatorImage), parseDigestRef("runner image", *runnerImage)
+	javaRef = parseDigestRef("Java runner image", *javaImage)
 	if *registry == "" {
 		*registry, _, _ = strings.Cut(operatorRef.repository, "/")
 	}

@@ -96,7 +96,7 @@ func expectInstallerRoundTrip(ns string) {
 	Expect(run(kubectl, "get", "crd", "-o", "name")).NotTo(ContainSubstring("kvbench.io"), "the chart's CRD must be gone first")
 	file := filepath.Join(GinkgoT().TempDir(), "install.yaml")
 	cmd := exec.Command("../../hack/build-installer.sh")
-	cmd.Env = append(os.Environ(), "IMG="+*operatorImage, "RUNNER_IMG="+*runnerImage, "OUT="+file, "KUBECTL="+kubectl)
+	cmd.Env = append(os.Environ(), "IMG="+*operatorImage, "RUNNER_IMG="+*runnerImage, "JAVA_RUNNER_IMG="+*javaImage, "OUT="+file, "KUBECTL="+kubectl)
 	out, err := cmd.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "build-installer.sh:\n%s", out)
 	DeferCleanup(func() { _, _ = tryRun(kubectl, "delete", "-f", file, "--ignore-not-found", "--wait=false") })

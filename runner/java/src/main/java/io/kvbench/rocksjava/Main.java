@@ -155,7 +155,7 @@ public final class Main {
     String failure = null;
     try {
       body.run(res, p -> streamed(c, res, p, out));
-    } catch (Exception e) {
+    } catch (Exception | LinkageError e) { // LinkageError: the JNI library did not load
       failure = e.getMessage() == null ? e.toString() : e.getMessage();
       res.error = failure;
     }
