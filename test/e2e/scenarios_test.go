@@ -418,6 +418,10 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		optionsFromConfigMap()
 	})
 
+	It("runs engines rocksdb and rocksjava on one node in turn, both in status, Prometheus and kubectl kvbench report", Label("rocksjava"), func() {
+		rocksJavaBesideRocksDB(ns)
+	})
+
 	It("runs a KVBenchmarkSchedule every minute (and on kubectl kvbench trigger) and keeps the runs' history", func() {
 		scheduleShort(ns)
 	})
