@@ -12,11 +12,12 @@
 #   kvbench-operator  /manager: CGO_ENABLED=0 go build . for each GOARCH, uid 65532.
 #   kvbench-runner-java  the Java runner (runner/java, engine rocksjava): /opt/java, a jlink runtime from Debian's
 #                     OpenJDK 17 (hack/java-jre.sh; arm64's from Debian's arm64 jmods), /opt/kvbench/lib the runner's
-#                     jars (hack/rocksjava-runner.sh: the runner, rocksdbjni, HdrHistogram, Jackson),
-#                     /opt/kvbench/native/librocksdbjni.so the architecture's JNI library taken from the rocksdbjni jar
-#                     (RocksDB.loadLibrary finds it on java.library.path: nothing is unpacked into /tmp), and the
-#                     system libraries these need with their loader (glibc, libstdc++, zlib). Entrypoint: java ...
-#                     io.kvbench.rocksjava.Main, which takes the Go runner's run arguments.
+#                     jars (hack/rocksjava-runner.sh --home: the runner, HdrHistogram, Jackson),
+#                     /opt/kvbench/rocksdbjni/<release>/ each of ROCKSDBJNI_VERSIONS' jar and the architecture's JNI
+#                     library taken from it (Launcher's class loader hands it to RocksDB.loadLibrary: nothing is
+#                     unpacked into /tmp), and the system libraries these need with their loader (glibc, libstdc++,
+#                     zlib). Entrypoint: java ... io.kvbench.rocksjava.Launcher, which takes the Go runner's run
+#                     arguments and starts Main with the release the config's engine.version asks for.
 #
 # Output (OUT, default <repo>/bin/images):
 #   oci/kvbench-runner, oci/kvbench-operator, oci/kvbench-runner-java   OCI image layouts, one index each (what `make images-push` pushes)
@@ -28,12 +29,14 @@
 # same digests. Cached: each image is rebuilt only when a hash of its inputs (Go sources of the packages it links,
 # go.mod/go.sum, the Debian package versions of both architectures, hack/imagebuild, this script) changes; FORCE=1
 # rebuilds. Builds run at nice 19.
-#   VERSION (default v0.1.0), OUT, WHAT (default "runner operator runner-java"), ARCHS (default "amd64 arm64")
+#   VERSION (default v0.1.0), OUT, WHAT (default "runner operator runner-java"), ARCHS (default "amd64 arm64"),
+#   ROCKSDBJNI_VERSIONS (default 7.8.3): the rocksdbjni releases the Java runner image carries (engines[].version)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/.." && pwd)
 VERSION=${VERSION:-v0.1.0}
 OUT=${OUT:-$ROOT/bin/images}
 WHAT=${WHAT:-runner operator runner-java}
+ROCKSDBJNI_VERSIONS=${ROCKSDBJNI_VERSIONS:-7.8.3}
 ARCHS=${ARCHS:-amd64 arm64}
 HOSTARCH=$(go env GOARCH)
 mkdir -p "$OUT"
@@ -142,42 +145,43 @@ operator)
     log "operator image built in $(( $(date +%s) - t ))s"
   fi ;;
 runner-java)
-  classpath=$("$HERE/rocksjava-runner.sh")
+  home=$(ROCKSDBJNI_VERSIONS="$ROCKSDBJNI_VERSIONS" "$HERE/rocksjava-runner.sh" --home)
   jres=() sysdebs=""
   for arch in $ARCHS; do jres+=("$("$HERE/java-jre.sh" "$arch")"); done
   SYSROOT=""
   case " $ARCHS " in *" arm64 "*) [ "$HOSTARCH" = arm64 ] || { SYSROOT=$("$HERE/arm64-sysroot.sh"); sysdebs=$(cat "$SYSROOT/.debs"); } ;; esac
   hostdebs=$(dpkg-query -W -f='${Package}=${Version}\n' libc6 libstdc++6 libgcc-s1 zlib1g)
-  key=$( { echo "$classpath" "${jres[*]}" "$VERSION" "$ARCHS"; echo "$hostdebs"; echo "$sysdebs"
+  key=$( { echo "$home" "${jres[*]}" "$VERSION" "$ARCHS"; echo "$hostdebs"; echo "$sysdebs"
     sha256sum "$HERE/build-images.sh" "$HERE/elf-deps.sh" "$HERE/java-jre.sh" "$HERE/rocksjava-runner.sh"; } | sha256sum | cut -c1-16)
   if fresh runner-java "$key"; then log "runner-java image up to date ($key): $(cat "$OUT/runner-java.digests")"; else
     t=$(date +%s)
     files=() i=0
-    jni=$(tr : '\n' <<<"$classpath" | grep '/rocksdbjni-[^/]*\.jar$')
     for arch in $ARCHS; do
       jre=${jres[$i]}; i=$((i + 1))
       root="" so=librocksdbjni-linux64.so
       [ "$arch" = "$HOSTARCH" ] || root=$SYSROOT
       [ "$arch" = arm64 ] && so=librocksdbjni-linux-aarch64.so
-      native=$OUT/build/runner-java/$arch
-      rm -rf "$native"; mkdir -p "$native"
-      python3 -c 'import sys, zipfile; open(sys.argv[3], "wb").write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
-        "$jni" "$so" "$native/librocksdbjni.so"
       while read -r f; do
         [ "$(basename "$f")" = .complete ] || files+=("$arch $(readlink -f "$f") /opt/java/${f#"$jre"/}")
       done < <(find "$jre" \( -type f -o -type l \) | LC_ALL=C sort)
-      for jar in $(tr : ' ' <<<"$classpath"); do files+=("$arch $jar /opt/kvbench/lib/$(basename "$jar")"); done
-      files+=("$arch $native/librocksdbjni.so /opt/kvbench/native/librocksdbjni.so")
+      for jar in "$home"/lib/*.jar; do files+=("$arch $(readlink -f "$jar") /opt/kvbench/lib/$(basename "$jar")"); done
+      jnis=()
+      for d in "$home"/rocksdbjni/*/; do
+        v=$(basename "$d")
+        files+=("$arch $(readlink -f "$d"rocksdbjni-*.jar) /opt/kvbench/rocksdbjni/$v/rocksdbjni-$v.jar"
+          "$arch ${d}$so /opt/kvbench/rocksdbjni/$v/$so")
+        jnis+=("${d}$so")
+      done
       elves=()
       while read -r f; do [ "$(head -c4 "$f" | tr -d '\0')" = "$(printf '\177ELF')" ] && elves+=("$f"); done < <(find "$jre" -type f)
       interp=$(readelf -l "$jre/bin/java" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
       while read -r src dst; do files+=("$arch $src $dst"); done < <(elf_closure "$root" "$(triplet "$arch")" "$interp" \
-        "$jre/lib:$jre/lib/server" "${elves[@]}" "$native/librocksdbjni.so")
+        "$jre/lib:$jre/lib/server" "${elves[@]}" "${jnis[@]}")
     done
     # -XX:-UsePerfData: no hsperfdata file in /tmp; the heap is a quarter of the pod's memory limit (the JVM's
-    # default), RocksDB's memory is native.
+    # default), RocksDB's memory is native. Launcher puts the chosen rocksdbjni release on Main's class path.
     printf '%s\n' "${files[@]}" | pack runner-java kvbench-runner-java \
-      '["/opt/java/bin/java", "-XX:-UsePerfData", "-Djava.library.path=/opt/kvbench/native", "-cp", "/opt/kvbench/lib/*", "io.kvbench.rocksjava.Main"]' "$key"
+      '["/opt/java/bin/java", "-XX:-UsePerfData", "-Dkvbench.home=/opt/kvbench", "-cp", "/opt/kvbench/lib/kvbench-runner-java-1.jar", "io.kvbench.rocksjava.Launcher"]' "$key"
     log "runner-java image built in $(( $(date +%s) - t ))s"
   fi ;;
 *) log "unknown image $w"; exit 2 ;;

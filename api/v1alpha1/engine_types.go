@@ -42,6 +42,14 @@ type EngineSpec struct {
 	// runner keeps its files on the benchmarked volume. See docs/operator.md "OPTIONS files".
 	// +optional
 	OptionsFrom *OptionsFromSource `json:"optionsFrom,omitempty"`
+	// Version is the rocksdbjni release engine rocksjava runs (RocksDB's release of the same number):
+	// one of those the Java runner image carries (7.8.3, the default, and the releases of its build
+	// argument ROCKSDBJNI_VERSIONS); a release it lacks fails the run with the list it has. The
+	// result's provenance.libraries records rocksdbjni and the RocksDB it loaded. rocksjava only.
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+[.][0-9]+[.][0-9]+$')",messageExpression="'engines[].version \"' + self + '\" is not a release number such as 9.10.0'"
+	// +optional
+	Version string `json:"version,omitempty"`
 }
 
 // OptionsFromSource is where an OPTIONS file comes from.

@@ -99,6 +99,10 @@ var _ = Describe("KVBenchmark validation", func() {
 			"reportInterval: engine rocksjava records no time series yet"),
 		Entry("rocksjava with spec.runnerImage", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava).EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.RunnerImage = "reg/kvbench-runner:v1" }),
 			"runnerImage replaces the Go runner's image, which does not run rocksjava"),
+		Entry("a version on rocksdb", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksDB, Version: "9.10.0"}),
+			"engines[].version selects a rocksdbjni release and applies to engine rocksjava only"),
+		Entry("a version that is no release number", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksJava, Version: "latest"}),
+			`engines[].version "latest" is not a release number such as 9.10.0`),
 		Entry("rocksjava with optionsFrom", base().Engines(kvv1.EngineSpec{Name: kvv1.EngineRocksJava, OptionsFrom: &kvv1.OptionsFromSource{ConfigMapKeyRef: kvv1.ConfigMapKeyRef{Name: "opts", Key: "OPTIONS"}}}),
 			"engines[].optionsFrom is not supported by engine rocksjava yet"),
 		Entry("rocksjava beside a dbbench workload", base().EngineNames(kvv1.EngineRocksJava).Workloads(wl(kvv1.WorkloadDBBench, func(s *kvv1.WorkloadSpec) { s.DBBenchArgs = []string{"--benchmarks=fillseq"}; s.Threads = []int32{1} })),
@@ -333,7 +337,7 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("the default tmpfs spec", base()),
 		Entry("rocksdb and rocksjava with every workload, option and protocol step the Java runner has", base().Engines(
 			kvv1.EngineSpec{Name: kvv1.EngineRocksDB},
-			kvv1.EngineSpec{Name: kvv1.EngineRocksJava, Options: kvv1.EngineOptions{CacheSize: qty("16Mi"), BloomBits: ptr.To[int32](10),
+			kvv1.EngineSpec{Name: kvv1.EngineRocksJava, Version: "9.10.0", Options: kvv1.EngineOptions{CacheSize: qty("16Mi"), BloomBits: ptr.To[int32](10),
 				Compression: ptr.To(kvv1.CompressionLZ4), Statistics: ptr.To(true), CacheNumShardBits: ptr.To[int32](4), NumLevels: ptr.To[int32](5),
 				DisableWAL: ptr.To(true), MaxBackgroundJobs: ptr.To[int32](4)}}).
 			Workloads(wl(kvv1.WorkloadFillSeq), wl(kvv1.WorkloadFillRandom), wl(kvv1.WorkloadOverwrite), wl(kvv1.WorkloadWaitForCompaction),

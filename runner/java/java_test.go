@@ -401,32 +401,8 @@ func TestRocksJavaRunnerRunsTheJobTheOperatorRenders(t *testing.T) {
 	if run == nil || run.Config.Reset != api.ResetPerIteration {
 		t.Fatalf("plan: no rocksjava run with reset perIteration: %+v", run)
 	}
-	opts := render.DefaultOptions()
-	job, err := render.Job(b, *run, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctr := job.Spec.Template.Spec.Containers[0]
-	if ctr.Image != opts.JavaRunnerImage {
-		t.Fatalf("rocksjava runs in %s, want the Java runner's image %s", ctr.Image, opts.JavaRunnerImage)
-	}
 	resultPath, summaryPath := filepath.Join(dir, "result.json"), filepath.Join(dir, "summary.json")
-	var args []string
-	for _, a := range ctr.Args {
-		switch {
-		case strings.HasPrefix(a, "--config-json="):
-			var cfg api.RunnerConfig
-			strictDecode(t, []byte(strings.TrimPrefix(a, "--config-json=")), &cfg)
-			cfg.DBPath = filepath.Join(dir, "db")
-			j, _ := json.Marshal(cfg)
-			a = "--config-json=" + string(j)
-		case strings.HasPrefix(a, "--summary-file="):
-			a = "--summary-file=" + summaryPath
-		case strings.HasPrefix(a, "--json="):
-			a = "--json=" + resultPath
-		}
-		args = append(args, a)
-	}
+	args := jobArgs(t, b, *run, dir)
 	stdout, stderr, code := runJava(t, java, args...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
@@ -493,6 +469,86 @@ func TestRocksJavaRunnerRunsTheJobTheOperatorRenders(t *testing.T) {
 	}
 	if strings.Contains(stderr, "kvbench-runner-java: error") {
 		t.Errorf("stderr has an error:\n%s", stderr)
+	}
+}
+
+// jobArgs are the container arguments of run's Job as render.Job makes them, after checking it runs in
+// the Java runner's image; the database and output paths are moved into dir.
+func jobArgs(t *testing.T, b *api.KVBenchmark, run plan.Run, dir string) []string {
+	t.Helper()
+	opts := render.DefaultOptions()
+	job, err := render.Job(b, run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctr := job.Spec.Template.Spec.Containers[0]
+	if ctr.Image != opts.JavaRunnerImage {
+		t.Fatalf("%s runs in %s, want the Java runner's image %s", run.Engine.Name, ctr.Image, opts.JavaRunnerImage)
+	}
+	var args []string
+	for _, a := range ctr.Args {
+		switch {
+		case strings.HasPrefix(a, "--config-json="):
+			var cfg api.RunnerConfig
+			strictDecode(t, []byte(strings.TrimPrefix(a, "--config-json=")), &cfg)
+			cfg.DBPath = filepath.Join(dir, "db")
+			j, _ := json.Marshal(cfg)
+			a = "--config-json=" + string(j)
+		case strings.HasPrefix(a, "--summary-file="):
+			a = "--summary-file=" + filepath.Join(dir, "summary.json")
+		case strings.HasPrefix(a, "--json="):
+			a = "--json=" + filepath.Join(dir, "result.json")
+		}
+		args = append(args, a)
+	}
+	return args
+}
+
+// engines[].version: the image's Launcher (here on the layout hack/rocksjava-runner.sh --home builds, with
+// rocksdbjni 7.8.3 and 9.10.0 as ROCKSDBJNI_VERSIONS would put them in the image) runs the release the
+// rendered config asks for, with that release's JNI library (java.io.tmpdir points nowhere, so nothing can
+// be unpacked from a jar), and provenance records it; a release it lacks fails with the list it has.
+func TestRocksJavaLauncherRunsTheRequestedRocksdbjniRelease(t *testing.T) {
+	javaRunner(t) // builds the runner, or skips without java and mvn
+	script, _ := filepath.Abs("../../hack/rocksjava-runner.sh")
+	cmd := exec.Command(script, "--home")
+	cmd.Env = append(os.Environ(), "ROCKSDBJNI_VERSIONS=7.8.3 9.10.0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hack/rocksjava-runner.sh --home: %v", err)
+	}
+	home := strings.TrimSpace(string(out))
+	launcher := []string{"-Dkvbench.home=" + home, "-Djava.io.tmpdir=" + filepath.Join(t.TempDir(), "no-such-dir"),
+		"-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
+	for _, c := range []struct{ version, want, err string }{
+		{"", "7.8.3", ""},
+		{"9.10.0", "9.10.0", ""},
+		{"7.8.3", "7.8.3", ""},
+		{"8.0.0", "", "engines[].version 8.0.0: this runner carries rocksdbjni 7.8.3, 9.10.0"},
+	} {
+		b := wrappers.MakeKVBenchmark("jv", "ns").Engines(api.EngineSpec{Name: api.EngineRocksJava, Version: c.version}).DatasetNum(2000).
+			Workloads(api.WorkloadSpec{Name: api.WorkloadReadRandom}).Threads(1).
+			EditSpec(func(s *api.KVBenchmarkSpec) { s.Dataset.LoadMode = api.LoadFillSeq }).Obj()
+		dir := t.TempDir()
+		stdout, stderr, code := runJava(t, launcher, jobArgs(t, b, plan.Plan(b)[0], dir)...)
+		l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
+		if err != nil || l.Result == nil {
+			t.Fatalf("version %q: no result line (%v); exit %d, stderr:\n%s", c.version, err, code, stderr)
+		}
+		if c.err != "" {
+			if code != 1 || !strings.Contains(l.Result.Error, c.err) {
+				t.Errorf("version %q: exit %d, error %q; want exit 1 and %q", c.version, code, l.Result.Error, c.err)
+			}
+			continue
+		}
+		lib := map[string]string{}
+		if l.Result.Provenance != nil {
+			lib = l.Result.Provenance.Libraries
+		}
+		if code != 0 || l.Result.EngineVersion != "rocksdb "+c.want || lib["rocksdbjni"] != c.want || lib["rocksdb"] != c.want || len(l.Result.Phases) != 1 {
+			t.Errorf("version %q: exit %d, engine %q, libraries %v, %d phases; want rocksdbjni and RocksDB %s\n%s",
+				c.version, code, l.Result.EngineVersion, lib, len(l.Result.Phases), c.want, stderr)
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ public final class Engine implements AutoCloseable {
   private final String path;
 
   static {
+    // From the image: Launcher's class loader finds the chosen release's JNI library (findLibrary).
     RocksDB.loadLibrary();
   }
 

@@ -126,7 +126,6 @@ public final class Main {
     res.dataset.keySize = c.keySize;
     res.dataset.valueSizeAvg = c.valueSize;
     res.dataset.bytes = c.num * (c.keySize + c.valueSize);
-    res.engineVersion = "rocksdb " + Engine.version();
     // SIGTERM (a deleted or evicted pod) or SIGINT: the phases that finished still go out, with the
     // error saying why the run stopped, as the Go runner does; the hook then lets the JVM exit.
     boolean[] finished = new boolean[1];
@@ -154,6 +153,7 @@ public final class Main {
     Runtime.getRuntime().addShutdownHook(hook);
     String failure = null;
     try {
+      res.engineVersion = "rocksdb " + Engine.version(); // loads the JNI library: inside, so a failure is reported
       body.run(res, p -> streamed(c, res, p, out));
     } catch (Exception | LinkageError e) { // LinkageError: the JNI library did not load
       failure = e.getMessage() == null ? e.toString() : e.getMessage();

@@ -11,7 +11,18 @@ import java.util.TreeMap;
 final class Provenance {
   private Provenance() {}
 
+  /** The release of the rocksdbjni jar RocksDB's classes came from (its file name), else the one built against. */
   static String rocksdbjniVersion() {
+    try {
+      String jar = Path.of(org.rocksdb.RocksDB.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+          .getFileName().toString();
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("^rocksdbjni-([0-9][^-]*?)(-.*)?\\.jar$").matcher(jar);
+      if (m.matches()) {
+        return m.group(1);
+      }
+    } catch (Exception e) {
+      // Not from a jar file: the build's version below.
+    }
     Properties p = new Properties();
     try (InputStream in = Provenance.class.getResourceAsStream("versions.properties")) {
       if (in != null) {

@@ -101,9 +101,35 @@ public final class RunSpec {
     return s;
   }
 
+  /**
+   * The rocksdbjni release a run's config asks for (engine.version), "" when none or when the config cannot be
+   * read (Main then reports why): what Launcher chooses the class path by, before anything else is loaded.
+   */
+  public static String requestedVersion(List<String> args) {
+    try {
+      for (String a : args) {
+        String json = a.startsWith("--config-json=") ? a.substring("--config-json=".length())
+            : a.startsWith("--config=") ? java.nio.file.Files.readString(java.nio.file.Path.of(a.substring(9))) : null;
+        if (json != null) {
+          return JSON.readTree(json).path("engine").path("version").asText("");
+        }
+      }
+    } catch (Exception e) {
+      // Main reads the config again and says what is wrong with it.
+    }
+    return "";
+  }
+
   private static void engine(JsonNode e, Config c) {
-    fields(e, "engine.", Set.of("name", "options", "optionsFrom"), Map.of("optionsFrom",
+    fields(e, "engine.", Set.of("name", "options", "optionsFrom", "version"), Map.of("optionsFrom",
         "engines[].optionsFrom (an OPTIONS file)"));
+    String version = text(e, "version", "");
+    String loaded = Provenance.rocksdbjniVersion();
+    if (!version.isEmpty() && !version.equals(loaded)) {
+      String available = System.getProperty("kvbench.rocksdbjni.available", loaded);
+      throw new IllegalArgumentException("config: engines[].version " + version + ": this runner carries rocksdbjni "
+          + available.replace(",", ", ") + " (the image's build argument ROCKSDBJNI_VERSIONS adds releases)");
+    }
     String name = text(e, "name", "");
     if (!name.equals("rocksjava")) {
       throw new IllegalArgumentException("config: engine " + name + " is not rocksjava: this runner drives "
