@@ -388,3 +388,39 @@ func TestLatencyHistogramKeptWholeOrLeftOut(t *testing.T) {
 		t.Fatalf("left out: got %d bytes, over %v, err %v", len(r.Phases[0].LatencyHistogram), d.Over(), err)
 	}
 }
+
+// What the previous release wrote still reads: testdata holds a result of the runner at 2aec5a4
+// (before phases carried latencyHistogram) and the archive ConfigMap that release's operator made of
+// it (digest as it recorded it in status). Both decode, the bounded decoder finds nothing over its
+// limits, and the archive gives back the same result.
+func TestReadsThePreviousReleasesResultAndArchive(t *testing.T) {
+	line, err := os.ReadFile("testdata/result-2aec5a4.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.Result
+	d := NewDecoder(api.DefaultResultLimits)
+	if err := d.Decode(bytes.NewReader(line), &res); err != nil || d.Over() != nil {
+		t.Fatalf("bounded decoder: %v, over %v", err, d.Over())
+	}
+	if res.SchemaVersion != api.ResultSchemaVersion || len(res.Phases) != 2 || res.Phases[1].Workload != "readrandom" ||
+		res.Phases[1].OpsPerSec <= 0 || res.Phases[1].LatencyMicros == nil || res.Phases[1].LatencyHistogram != "" {
+		t.Fatalf("decoded %+v", res)
+	}
+	data, err := os.ReadFile("testdata/archive-2aec5a4.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal(data, &cm); err != nil {
+		t.Fatal(err)
+	}
+	b := &api.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: "ns", UID: "uid-old"}}
+	got, err := FromConfigMap(&cm, b, "97cdaf486d800e35e36820194d8c0a0bac08503a9fe0c3f8c888732b0f105335")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !apiequality.Semantic.DeepEqual(got, &res) {
+		t.Fatalf("the archive reads back as\n%+v\nnot\n%+v", got, &res)
+	}
+}
