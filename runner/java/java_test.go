@@ -584,4 +584,12 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 			t.Errorf("%s: exit %d, result %+v (%v), stderr %q; want exit 1 and a result line with %q", c.arg, code, l.Result, err, stderr, c.want)
 		}
 	}
+	// A JNI library that does not load (rocksdbjni unpacks it into java.io.tmpdir, which is missing here)
+	// is an error in the result line too, not a stack trace without one.
+	noTmp := append([]string{"-Djava.io.tmpdir=" + filepath.Join(t.TempDir(), "no-such-dir")}, java...)
+	stdout, stderr, code := runJava(t, noTmp, "run", good(func(*api.RunnerConfig) {}))
+	l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
+	if code != 1 || err != nil || l.Result == nil || !strings.Contains(l.Result.Error, "Unable to load the RocksDB shared library") {
+		t.Errorf("no JNI library: exit %d, result %+v (%v), stderr %q", code, l.Result, err, stderr)
+	}
 }

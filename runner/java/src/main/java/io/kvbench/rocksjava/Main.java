@@ -112,6 +112,16 @@ public final class Main {
     return execute(c, out, err, (res, onPhase) -> new Run(spec, out::println, err::println).run(res, onPhase));
   }
 
+  /** The first message along e's causes (ExceptionInInitializerError has none of its own). */
+  static String describe(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null) {
+        return t == e ? t.getMessage() : e.getClass().getSimpleName() + ": " + t;
+      }
+    }
+    return e.toString();
+  }
+
   private static String need(String name, String v) {
     if (v == null) {
       throw new IllegalArgumentException("--" + name + " needs a value (--" + name + "=...)");
@@ -156,7 +166,7 @@ public final class Main {
       res.engineVersion = "rocksdb " + Engine.version(); // loads the JNI library: inside, so a failure is reported
       body.run(res, p -> streamed(c, res, p, out));
     } catch (Exception | LinkageError e) { // LinkageError: the JNI library did not load
-      failure = e.getMessage() == null ? e.toString() : e.getMessage();
+      failure = describe(e);
       res.error = failure;
     }
     synchronized (res) {
