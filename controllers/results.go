@@ -12,9 +12,9 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/archive"
 )
 
-// resultCache keeps the archived full results the metrics are built from, without their time
-// series and engine dumps (which no series uses), so the archive ConfigMaps are read once per
-// operator process rather than on every reconcile (and not cached wholesale by an informer).
+// resultCache keeps of the archived full results what the metrics are built from (forMetrics),
+// so the archive ConfigMaps are read once per operator process rather than on every reconcile
+// (and not cached wholesale by an informer).
 type resultCache struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]cachedResult // by ConfigMap
@@ -51,12 +51,7 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 			logf.FromContext(ctx).Info("cannot decode the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
 			continue
 		}
-		for i := range res.Phases {
-			res.Phases[i].Intervals, res.Phases[i].EngineDumps = nil, nil
-		}
-		if res.Load != nil {
-			res.Load.Intervals, res.Load.EngineDumps = nil, nil
-		}
+		res = forMetrics(res)
 		r.results.mu.Lock()
 		if r.results.m == nil {
 			r.results.m = map[types.NamespacedName]cachedResult{}
@@ -91,4 +86,23 @@ func (r *KVBenchmarkReconciler) forgetResults(key types.NamespacedName) {
 			delete(r.results.m, k)
 		}
 	}
+}
+
+// forMetrics keeps of a full result the phases and the load without what no series reads: time
+// series, engine dumps, encoded histograms, device and protocol details, and the provenance (with
+// its OPTIONS file, most of an archive). With a thousand finished runs in one operator, the whole
+// results were its largest use of memory.
+func forMetrics(res *kvv1.Result) *kvv1.Result {
+	strip := func(p kvv1.PhaseResult) kvv1.PhaseResult {
+		return kvv1.PhaseResult{PhaseSummary: p.PhaseSummary, PulseRounds: p.PulseRounds, Usage: p.Usage, EngineStats: p.EngineStats}
+	}
+	out := &kvv1.Result{SchemaVersion: res.SchemaVersion, Engine: res.Engine, Phases: make([]kvv1.PhaseResult, len(res.Phases))}
+	for i := range res.Phases {
+		out.Phases[i] = strip(res.Phases[i])
+	}
+	if res.Load != nil {
+		l := strip(*res.Load)
+		out.Load = &l
+	}
+	return out
 }

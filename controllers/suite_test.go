@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -41,7 +40,7 @@ var (
 	testEnv *ctrlenvtest.Environment
 	cfg     *rest.Config
 	k8s     client.Client
-	scheme  = runtime.NewScheme()
+	scheme  *runtime.Scheme
 	nsSeq   atomic.Int32
 )
 
@@ -52,15 +51,9 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	env, err := envtest.New()
+	s, err := envtest.Start()
 	Expect(err).NotTo(HaveOccurred(), "envtest assets are required; this suite fails rather than skips")
-	testEnv = env
-	cfg, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(kvv1.AddToScheme(scheme)).To(Succeed())
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, cfg, k8s, scheme = s.Env, s.Config, s.Client, s.Scheme
 	// The cluster's nodes: the operator places exclusive runs on a free one itself.
 	for _, n := range suiteNodes {
 		readyNode(n, nil)

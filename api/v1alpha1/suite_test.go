@@ -5,12 +5,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/test/envtest"
 )
 
@@ -26,16 +23,9 @@ func TestAPI(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	env, err := envtest.New()
+	s, err := envtest.Start()
 	Expect(err).NotTo(HaveOccurred(), "envtest assets are required; this suite fails rather than skips")
-	testEnv = env
-	cfg, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(kvv1.AddToScheme(scheme)).To(Succeed())
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, k8s = s.Env, s.Client
 })
 
 var _ = AfterSuite(func() {

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,7 +34,7 @@ import (
 var (
 	testEnv *ctrlenvtest.Environment
 	k8s     client.Client
-	scheme  = runtime.NewScheme()
+	scheme  *runtime.Scheme
 	nsSeq   atomic.Int32
 )
 
@@ -46,15 +45,9 @@ func TestSchedule(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	env, err := envtest.New()
+	s, err := envtest.Start()
 	Expect(err).NotTo(HaveOccurred(), "envtest assets are required; this suite fails rather than skips")
-	testEnv = env
-	cfg, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(api.AddToScheme(scheme)).To(Succeed())
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	testEnv, k8s, scheme = s.Env, s.Client, s.Scheme
 })
 
 var _ = AfterSuite(func() {

@@ -240,6 +240,28 @@ func promQuery(q string) ([]sample, error) {
 	return resp.Data.Result, nil
 }
 
+// promTarget is one of Prometheus's active scrape targets.
+type promTarget struct {
+	ScrapeURL string            `json:"scrapeUrl"`
+	Health    string            `json:"health"`
+	LastError string            `json:"lastError"`
+	Labels    map[string]string `json:"labels"`
+}
+
+// promTargets lists the in-cluster Prometheus's active scrape targets.
+func promTargets() ([]promTarget, error) {
+	out, err := exec.Command("curl", "-fsS", "--max-time", "10", promURL+"/api/v1/targets?state=active").Output()
+	if err != nil {
+		return nil, fmt.Errorf("targets: %w", err)
+	}
+	var resp struct {
+		Data struct {
+			ActiveTargets []promTarget `json:"activeTargets"`
+		} `json:"data"`
+	}
+	return resp.Data.ActiveTargets, json.Unmarshal(out, &resp)
+}
+
 // phaseKey names one phase of one run as the operator's series do (the phase label is the phase's
 // index, "load" for the load).
 func phaseKey(engine, phase string) string { return engine + "/" + phase }

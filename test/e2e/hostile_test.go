@@ -89,20 +89,10 @@ func hostileRunner() {
 
 	By("Prometheus drops the hostile runner's scrape of 5,000 series: the PodMonitor's sampleLimit")
 	Eventually(func(g Gomega) {
-		out, err := exec.Command("curl", "-fsS", "--max-time", "10", promURL+"/api/v1/targets?state=active").Output()
+		targets, err := promTargets()
 		g.Expect(err).NotTo(HaveOccurred())
-		var resp struct {
-			Data struct {
-				ActiveTargets []struct {
-					Health    string            `json:"health"`
-					LastError string            `json:"lastError"`
-					Labels    map[string]string `json:"labels"`
-				} `json:"activeTargets"`
-			} `json:"data"`
-		}
-		g.Expect(json.Unmarshal(out, &resp)).To(Succeed())
 		var errs []string
-		for _, t := range resp.Data.ActiveTargets {
+		for _, t := range targets {
 			if t.Labels["namespace"] == ns && strings.HasPrefix(t.Labels["pod"], "hostile-") {
 				errs = append(errs, t.LastError)
 			}

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -113,21 +112,10 @@ func expectForgedArchiveReported(ns string) {
 // expectOperatorTargetUpOverHTTPS: Prometheus scrapes the operator over HTTPS with its token.
 func expectOperatorTargetUpOverHTTPS() {
 	Eventually(func(g Gomega) {
-		out, err := exec.Command("curl", "-fsS", "--max-time", "10", promURL+"/api/v1/targets?state=active").Output()
+		targets, err := promTargets()
 		g.Expect(err).NotTo(HaveOccurred())
-		var resp struct {
-			Data struct {
-				ActiveTargets []struct {
-					ScrapeURL string            `json:"scrapeUrl"`
-					Health    string            `json:"health"`
-					LastError string            `json:"lastError"`
-					Labels    map[string]string `json:"labels"`
-				} `json:"activeTargets"`
-			} `json:"data"`
-		}
-		g.Expect(json.Unmarshal(out, &resp)).To(Succeed())
 		var found []string
-		for _, t := range resp.Data.ActiveTargets {
+		for _, t := range targets {
 			if t.Labels["namespace"] == releaseNS && strings.HasSuffix(t.Labels["service"], "-metrics") {
 				found = append(found, fmt.Sprintf("%s %s %s", t.ScrapeURL, t.Health, t.LastError))
 				g.Expect(t.ScrapeURL).To(HavePrefix("https://"))

@@ -6,9 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
 // K8sVersion is the version of the cached binaries; keep in sync with the Makefile's K8S_VERSION.
@@ -40,7 +46,7 @@ func AssetsDir() (string, error) {
 
 // RepoRoot is the module root, found from this file's location.
 func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
+	_, file, _, _ := goruntime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
@@ -63,3 +69,33 @@ func New() (*envtest.Environment, error) {
 
 // AdmissionPlugins are enabled on top of the API server's defaults, here and in hack/cluster-up.sh.
 const AdmissionPlugins = "OwnerReferencesPermissionEnforcement"
+
+// Started is a running environment and a client with the built-in kinds and the project's.
+type Started struct {
+	Env    *envtest.Environment
+	Config *rest.Config
+	Client client.Client
+	Scheme *runtime.Scheme
+}
+
+// Start starts New's environment and makes its client; Stop the Env when done.
+func Start() (*Started, error) {
+	env, err := New()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, err
+	}
+	s := &Started{Env: env, Config: cfg, Scheme: runtime.NewScheme()}
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, kvv1.AddToScheme} {
+		if err := add(s.Scheme); err != nil {
+			return nil, err
+		}
+	}
+	if s.Client, err = client.New(cfg, client.Options{Scheme: s.Scheme}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
