@@ -53,7 +53,7 @@ public final class Main {
         res.provenance = Provenance.of(c, e);
         new Bench(c, e, out::println, err::println).run(res, onPhase);
         res.engineTotals = e.snapshot();
-        res.provenance.optionsFile = e.optionsFile();
+        Provenance.options(res.provenance, c, e);
       }
     });
   }

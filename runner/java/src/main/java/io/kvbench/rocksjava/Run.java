@@ -106,7 +106,7 @@ public final class Run {
         }
       }
       res.engineTotals = engine.snapshot();
-      res.provenance.optionsFile = engine.optionsFile();
+      Provenance.options(res.provenance, base, engine);
     } finally {
       if (engine != null) {
         engine.close();
