@@ -498,6 +498,8 @@ func jobArgs(t *testing.T, b *api.KVBenchmark, run plan.Run, dir string) []strin
 			a = "--summary-file=" + filepath.Join(dir, "summary.json")
 		case strings.HasPrefix(a, "--json="):
 			a = "--json=" + filepath.Join(dir, "result.json")
+		case strings.HasPrefix(a, "--metrics-addr="):
+			a = "--metrics-addr=127.0.0.1:0" // the rendered :8080 may be taken on a shared machine
 		}
 		args = append(args, a)
 	}
