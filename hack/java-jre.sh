@@ -8,15 +8,16 @@
 # host's apt index), with apt-get download (apt checks each .deb's SHA256 against the signed index; arm64's through
 # hack/arm64-sysroot.sh's private apt state) and unpacks them into $KVBENCH_CACHE/jdk/<version>/<arch>, never
 # installing them. Modules: what the runner uses (jdeps: java.base; java.management and jdk.management for the
-# per-thread allocation counter); Java debug attributes stripped (native code is stripped by Debian already; the
-# host objcopy cannot read arm64 anyway); Jackson's optional java.sql/java.desktop are left out.
+# per-thread allocation counter; jdk.httpserver for --metrics-addr); Java debug attributes stripped (native code
+# is stripped by Debian already; the host objcopy cannot read arm64 anyway);
+# Jackson's optional java.sql/java.desktop are left out.
 #
 # Cached in $KVBENCH_CACHE/jre/<jdk version>-<arch>-<hash of the modules and this script>.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=${1:?usage: java-jre.sh amd64|arm64}
 CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
-MODULES=java.base,java.management,jdk.management
+MODULES=java.base,java.management,jdk.management,jdk.httpserver
 log() { echo "java-jre: $*" >&2; }
 
 case $ARCH in amd64 | arm64) ;; *) log "no jmods for $ARCH"; exit 2 ;; esac

@@ -29,6 +29,14 @@ var _ = DescribeTable("engines[].optionsFrom",
 			map[string]any{"name": "pebble", "optionsFrom": optionsFrom("prod", "pebble.OPTIONS")},
 		}
 	}, ""),
+	Entry("rocksjava takes a file, with the typed options that are no table options", func(s map[string]any) {
+		s["engines"] = []any{map[string]any{"name": "rocksjava", "optionsFrom": optionsFrom("prod", "OPTIONS"),
+			"options": map[string]any{"writeBufferSize": "4Mi", "compression": "lz4", "statistics": true}}}
+	}, ""),
+	Entry("rocksjava cannot set table options over a file", func(s map[string]any) {
+		s["engines"] = []any{map[string]any{"name": "rocksjava", "optionsFrom": optionsFrom("prod", "OPTIONS"),
+			"options": map[string]any{"cacheSize": "16Mi", "bloomBits": int64(10)}}}
+	}, `spec: Invalid value: "object": engine rocksjava with optionsFrom: the options cacheSize, cacheNumShardBits, bloomBits and blockSize are BlockBasedTable options, which the Java runner cannot set over the OPTIONS file's table factory (RocksJava replaces the whole factory): put them in the file's [TableOptions/BlockBasedTable "default"] section (e.g. block_size=16384, filter_policy=bloomfilter:10:false, block_cache=64M), or use engine rocksdb`),
 	Entry("leveldb has no OPTIONS file", func(s map[string]any) {
 		s["engines"] = []any{map[string]any{"name": "leveldb", "optionsFrom": optionsFrom("prod", "OPTIONS")}}
 	}, `spec.engines: Invalid value: "array": engines[].optionsFrom: leveldb has no OPTIONS file (its options are Open arguments only): remove optionsFrom from the leveldb engine and use engines[].options, e.g. options: {writeBufferSize: 4Mi}`),

@@ -498,6 +498,8 @@ func jobArgs(t *testing.T, b *api.KVBenchmark, run plan.Run, dir string) []strin
 			a = "--summary-file=" + filepath.Join(dir, "summary.json")
 		case strings.HasPrefix(a, "--json="):
 			a = "--json=" + filepath.Join(dir, "result.json")
+		case strings.HasPrefix(a, "--metrics-addr="):
+			a = "--metrics-addr=127.0.0.1:0" // the rendered :8080 may be taken on a shared machine
 		}
 		args = append(args, a)
 	}
@@ -572,7 +574,7 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 		{good(func(c *api.RunnerConfig) { c.Engine.Options.MmapRead = ptr(true) }), "engine.options.mmapRead"},
 		{good(func(c *api.RunnerConfig) { c.Engine.Name = api.EngineRocksDB }), "engine rocksdb is not rocksjava"},
 		{good(func(c *api.RunnerConfig) { c.CacheMode = api.CacheCold }), "cacheMode cold is not supported by the rocksjava runner"},
-		{good(func(c *api.RunnerConfig) { c.OptionsFile = "/etc/kvbench/OPTIONS" }), "engines[].optionsFrom (an OPTIONS file) is not supported"},
+		{good(func(c *api.RunnerConfig) { c.OptionsFile = "/etc/kvbench/no-such/OPTIONS" }), "rocksdb OPTIONS file /etc/kvbench/no-such/OPTIONS: "},
 		{good(func(c *api.RunnerConfig) { c.Dataset.ValueSizeRange = &api.SizeRange{Min: 1, Max: 9} }), "dataset.valueSizeRange is not supported"},
 		{`--config-json={"engine":{"name":"rocksjava"},"newField":1}`, "unknown field newField"},
 		{"--config-json=not json", "config: "},

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,40 +15,42 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
-// chartWithoutCRDField copies the chart and deletes one property (its whole YAML block, by indentation) from
-// the CRD's spec schema: the chart as it was before that field existed.
+// chartWithoutCRDField copies the chart and deletes one property from the CRD's spec schema, with the spec-level
+// CEL rules that read it (the API server refuses a CRD whose rule names an unknown field): the chart as it was
+// before that field existed.
 func chartWithoutCRDField(field string) string {
 	GinkgoHelper()
 	dir := filepath.Join(GinkgoT().TempDir(), "kvbench-operator")
 	Expect(os.CopyFS(dir, os.DirFS(chartDir))).To(Succeed())
-	crds, err := filepath.Glob(filepath.Join(dir, "files", "crds", "kvbench.io_kvbenchmarks.yaml"))
+	file := filepath.Join(dir, "files", "crds", "kvbench.io_kvbenchmarks.yaml")
+	raw, err := os.ReadFile(file)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(crds).To(HaveLen(1))
-	raw, err := os.ReadFile(crds[0])
+	var crd apiextensionsv1.CustomResourceDefinition
+	Expect(yaml.UnmarshalStrict(raw, &crd)).To(Succeed())
+	Expect(crd.Spec.Versions).To(HaveLen(1))
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	Expect(spec.Properties).To(HaveKey(field))
+	delete(spec.Properties, field)
+	spec.XValidations = slices.DeleteFunc(spec.XValidations, func(r apiextensionsv1.ValidationRule) bool {
+		return strings.Contains(r.Rule, "self."+field)
+	})
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	out, err := yaml.Marshal(&crd)
 	Expect(err).NotTo(HaveOccurred())
-	var out []string
-	skip := -1 // indentation of the block being removed
-	removed := 0
-	for _, l := range strings.Split(string(raw), "\n") {
-		indent := len(l) - len(strings.TrimLeft(l, " "))
-		if skip >= 0 && (strings.TrimSpace(l) == "" || indent > skip) {
-			removed++
-			continue
-		}
-		skip = -1
-		if strings.TrimSpace(l) == field+":" {
-			skip, removed = indent, removed+1
-			continue
-		}
-		out = append(out, l)
-	}
-	Expect(removed).To(BeNumerically(">", 3), "no %s block in %s", field, crds[0])
-	Expect(os.WriteFile(crds[0], []byte(strings.Join(out, "\n")), 0o644)).To(Succeed())
+	var doc map[string]any // as generated: without the empty status the typed object brings
+	Expect(yaml.Unmarshal(out, &doc)).To(Succeed())
+	delete(doc, "status")
+	out, err = yaml.Marshal(doc)
+	Expect(err).NotTo(HaveOccurred())
+	// The chart's template concatenates the CRD files: each is its own YAML document.
+	Expect(os.WriteFile(file, append([]byte("---\n"), out...), 0o644)).To(Succeed())
 	return dir
 }
 

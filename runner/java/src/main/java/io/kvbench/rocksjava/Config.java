@@ -49,6 +49,10 @@ public final class Config implements Cloneable {
   public String summaryPath = "";
   /** Print the per-phase and final result lines (kvbench-phase:, kvbench-result:) as `run` does. */
   public boolean resultLines;
+  /** The user's OPTIONS file (engines[].optionsFrom), "" without one. */
+  public String optionsFile = "";
+  /** The engines[].options fields the config sets: with an OPTIONS file only these go over it. */
+  public java.util.Set<String> typedSet = java.util.Set.of();
   /** Not flags: a RunnerConfig workload's own num (ops per thread, -1: the flags decide) and duration. */
   public long ops = -1;
   public long durationNanos;

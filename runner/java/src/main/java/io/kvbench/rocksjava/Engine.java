@@ -41,6 +41,7 @@ public final class Engine implements AutoCloseable {
   private final BloomFilter filter;
   private final CompactionOptionsFIFO fifo;
   private final String path;
+  private final boolean fromFile;
 
   static {
     // From the image: Launcher's class loader finds the chosen release's JNI library (findLibrary).
@@ -53,32 +54,41 @@ public final class Engine implements AutoCloseable {
       deleteTree(Path.of(c.db));
     }
     Files.createDirectories(Path.of(c.db));
-    options = new Options().setCreateIfMissing(!c.useExistingDb);
-    options.setWriteBufferSize(c.writeBufferSize)
-        .setMaxWriteBufferNumber(c.maxWriteBufferNumber)
-        .setMaxOpenFiles(c.openFiles)
-        .setLevel0FileNumCompactionTrigger(c.l0Trigger)
-        .setLevel0SlowdownWritesTrigger(c.l0Slowdown)
-        .setLevel0StopWritesTrigger(c.l0Stop)
-        .setTargetFileSizeBase(c.targetFileSizeBase)
-        .setMaxBytesForLevelBase(c.maxBytesLevelBase)
-        .setNumLevels(c.numLevels)
-        .setCompressionType(compression(c.compression));
-    options.setMaxBackgroundJobs(c.maxBackgroundJobs);
-    // db_bench 7.8.3's flag defaults where they differ from rocksdb::Options().
-    options.setEnablePipelinedWrite(true)
-        .setDelayedWriteRate(8L << 20)
-        .setTableCacheNumshardbits(4)
-        .setDumpMallocStats(true)
-        .setInfoLogLevel(InfoLogLevel.DEBUG_LEVEL);
-    options.setHardPendingCompactionBytesLimit(128L << 30);
-    fifo = new CompactionOptionsFIFO().setAllowCompaction(true).setMaxTableFilesSize(0);
-    options.setCompactionOptionsFIFO(fifo);
+    fromFile = !c.optionsFile.isEmpty();
+    if (fromFile) {
+      // The user's OPTIONS file is the base (instead of db_bench's defaults); only the typed options the
+      // config sets go over it, as in the Go runner.
+      options = OptionsFile.load(c.optionsFile);
+      options.setErrorIfExists(false).setUseDirectReads(false).setUseDirectIoForFlushAndCompaction(false);
+      typed(c, c.typedSet::contains);
+      fifo = null;
+    } else {
+      options = new Options();
+      typed(c, f -> true);
+      // db_bench 7.8.3's flag defaults where they differ from rocksdb::Options().
+      options.setEnablePipelinedWrite(true)
+          .setDelayedWriteRate(8L << 20)
+          .setTableCacheNumshardbits(4)
+          .setDumpMallocStats(true)
+          .setInfoLogLevel(InfoLogLevel.DEBUG_LEVEL);
+      options.setHardPendingCompactionBytesLimit(128L << 30);
+      fifo = new CompactionOptionsFIFO().setAllowCompaction(true).setMaxTableFilesSize(0);
+      options.setCompactionOptionsFIFO(fifo);
+    }
+    options.setCreateIfMissing(!c.useExistingDb);
     if (c.statistics) {
       statistics = new Statistics();
       options.setStatistics(statistics);
     } else {
       statistics = null;
+    }
+    if (fromFile) {
+      // The file's table factory as loaded (RunSpec refuses the typed table options with a file).
+      cache = null;
+      filter = null;
+      writeOptions.setDisableWAL(c.disableWal).setSync(c.sync);
+      db = RocksDB.open(options, c.db);
+      return;
     }
     cache = new LRUCache(c.cacheSize, c.cacheShardBits);
     BlockBasedTableConfig t = new BlockBasedTableConfig()
@@ -98,6 +108,48 @@ public final class Engine implements AutoCloseable {
     options.setTableFormatConfig(t);
     writeOptions.setDisableWAL(c.disableWal).setSync(c.sync);
     db = RocksDB.open(options, c.db);
+  }
+
+  /** Sets the typed options for which set says yes (all of them without an OPTIONS file). */
+  private void typed(Config c, java.util.function.Predicate<String> set) {
+    if (set.test("writeBufferSize")) {
+      options.setWriteBufferSize(c.writeBufferSize);
+    }
+    if (set.test("maxWriteBufferNumber")) {
+      options.setMaxWriteBufferNumber(c.maxWriteBufferNumber);
+    }
+    if (set.test("maxOpenFiles")) {
+      options.setMaxOpenFiles(c.openFiles);
+    }
+    if (set.test("level0FileNumCompactionTrigger")) {
+      options.setLevel0FileNumCompactionTrigger(c.l0Trigger);
+    }
+    if (set.test("level0SlowdownWritesTrigger")) {
+      options.setLevel0SlowdownWritesTrigger(c.l0Slowdown);
+    }
+    if (set.test("level0StopWritesTrigger")) {
+      options.setLevel0StopWritesTrigger(c.l0Stop);
+    }
+    if (set.test("targetFileSizeBase")) {
+      options.setTargetFileSizeBase(c.targetFileSizeBase);
+    }
+    if (set.test("maxBytesForLevelBase")) {
+      options.setMaxBytesForLevelBase(c.maxBytesLevelBase);
+    }
+    if (set.test("numLevels")) {
+      options.setNumLevels(c.numLevels);
+    }
+    if (set.test("compression")) {
+      options.setCompressionType(compression(c.compression));
+    }
+    if (set.test("maxBackgroundJobs")) {
+      options.setMaxBackgroundJobs(c.maxBackgroundJobs);
+    }
+  }
+
+  /** The OPTIONS file keys the typed options and the runner set over the user's file (none without one). */
+  public List<OptionsFile.Replacement> replacements(Config c) {
+    return fromFile ? OptionsFile.replacements(c.typedSet) : List.of();
   }
 
   static CompressionType compression(String name) {
@@ -339,8 +391,12 @@ public final class Engine implements AutoCloseable {
     readOptions.close();
     writeOptions.close();
     options.close();
-    cache.close();
-    fifo.close();
+    if (cache != null) {
+      cache.close();
+    }
+    if (fifo != null) {
+      fifo.close();
+    }
     if (filter != null) {
       filter.close();
     }

@@ -53,7 +53,7 @@ public final class Main {
         res.provenance = Provenance.of(c, e);
         new Bench(c, e, out::println, err::println).run(res, onPhase);
         res.engineTotals = e.snapshot();
-        res.provenance.optionsFile = e.optionsFile();
+        Provenance.options(res.provenance, c, e);
       }
     });
   }
@@ -101,15 +101,32 @@ public final class Main {
       err.println("kvbench-runner-java: error: " + e.getMessage());
       return 1;
     }
+    LiveMetrics metrics = null;
     if (!metricsAddr.isEmpty()) {
-      err.println("note: --metrics-addr=" + metricsAddr + ": the rocksjava runner serves no live metrics; "
-          + "each phase reaches the operator through its log line and the summary");
+      try {
+        metrics = new LiveMetrics(metricsAddr);
+      } catch (IOException e) {
+        // As the Go runner: the run does not start without its metrics endpoint.
+        Model.Result res = new Model.Result();
+        res.error = "metrics: " + e.getMessage();
+        out.println(Model.RESULT_PREFIX + Output.json(res, false));
+        out.flush();
+        err.println("kvbench-runner-java: error: " + res.error);
+        return 1;
+      }
     }
     Config c = spec.base;
     c.jsonPath = jsonPath;
     c.summaryPath = summaryPath;
     c.histogram = histogram;
-    return execute(c, out, err, (res, onPhase) -> new Run(spec, out::println, err::println).run(res, onPhase));
+    LiveMetrics m = metrics;
+    try {
+      return execute(c, out, err, (res, onPhase) -> new Run(spec, out::println, err::println, m).run(res, onPhase));
+    } finally {
+      if (m != null) {
+        m.close();
+      }
+    }
   }
 
   /** The first message along e's causes (ExceptionInInitializerError has none of its own). */

@@ -204,7 +204,25 @@ public final class Model {
     public Map<String, String> libraries;
     public long seed;
     public NamedText optionsFile;
+    public List<OptionOverride> optionsOverrides;
     public Node node;
+  }
+
+  /** api.OptionOverride: a key of the user's OPTIONS file that did not take effect as written. */
+  public static final class OptionOverride {
+    public String key;
+    public String file;
+    public String effective;
+    public String by;
+
+    public OptionOverride() {}
+
+    public OptionOverride(String key, String file, String effective, String by) {
+      this.key = key;
+      this.file = file;
+      this.effective = effective;
+      this.by = by;
+    }
   }
 
   @JsonInclude(JsonInclude.Include.NON_DEFAULT)
@@ -235,5 +253,6 @@ public final class Model {
   @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public static final class ProvenanceSummary {
     public long seed;
+    public List<String> optionsOverrides;
   }
 }

@@ -11,6 +11,8 @@ public final class Output {
   private Output() {}
 
   static final ObjectMapper JSON = new ObjectMapper();
+  /** api.MaxSummaryOverrides: the OPTIONS file overrides kept in the termination message. */
+  static final int MAX_SUMMARY_OVERRIDES = 8;
   static final int TERMINATION_MESSAGE_LIMIT = 4096;
 
   static String json(Object v, boolean indent) {
@@ -71,6 +73,9 @@ public final class Output {
     if (r.provenance != null) {
       s.provenance = new Model.ProvenanceSummary();
       s.provenance.seed = r.provenance.seed;
+      if (r.provenance.optionsOverrides != null) {
+        s.provenance.optionsOverrides = OptionsFile.lines(r.provenance.optionsOverrides, MAX_SUMMARY_OVERRIDES);
+      }
     }
     s.phases = new ArrayList<>();
     for (Model.Phase p : r.phases) {

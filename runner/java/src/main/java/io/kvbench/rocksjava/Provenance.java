@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import java.util.TreeMap;
 
@@ -34,6 +35,22 @@ final class Provenance {
     return p.getProperty("rocksdbjni", "unknown");
   }
 
+  /**
+   * The effective OPTIONS file RocksDB wrote and, with the user's file, its keys that did not take effect as
+   * written (Go: bench.newProvenance).
+   */
+  static void options(Model.Provenance p, Config c, Engine e) throws IOException {
+    p.optionsFile = e.optionsFile();
+    p.optionsOverrides = null;
+    if (!c.optionsFile.isEmpty() && p.optionsFile != null) {
+      String user = OptionsFile.read(c.optionsFile);
+      if (user != null) {
+        List<Model.OptionOverride> o = OptionsFile.overrides(user, p.optionsFile.text, e.replacements(c));
+        p.optionsOverrides = o.isEmpty() ? null : o;
+      }
+    }
+  }
+
   static Model.Provenance of(Config c, Engine e) throws IOException {
     Model.Provenance p = new Model.Provenance();
     p.runnerVersion = "kvbench-runner-java 1";
@@ -43,7 +60,7 @@ final class Provenance {
     p.libraries.put("jvm", System.getProperty("java.vm.name") + " " + Runtime.version() + " ("
         + System.getProperty("java.vendor") + ")");
     p.seed = c.resolvedSeed();
-    p.optionsFile = e.optionsFile();
+    options(p, c, e);
     Model.Node n = new Model.Node();
     n.nodeName = System.getenv("NODE_NAME");
     n.cpus = Runtime.getRuntime().availableProcessors();

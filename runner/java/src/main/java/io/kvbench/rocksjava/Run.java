@@ -16,6 +16,7 @@ public final class Run {
   private final RunSpec s;
   private final Consumer<String> out;
   private final Consumer<String> err;
+  private final LiveMetrics metrics; // null without --metrics-addr
   private Engine engine;
   private Path checkpoint;
 
@@ -24,9 +25,14 @@ public final class Run {
   private static final long SETTLE_POLL_MS = 100; // the Go runner's settlePoll
 
   public Run(RunSpec s, Consumer<String> out, Consumer<String> err) {
+    this(s, out, err, null);
+  }
+
+  Run(RunSpec s, Consumer<String> out, Consumer<String> err, LiveMetrics metrics) {
     this.s = s;
     this.out = out;
     this.err = err;
+    this.metrics = metrics;
   }
 
   public void run(Model.Result res, Consumer<Model.Phase> onPhase) throws Exception {
@@ -46,12 +52,18 @@ public final class Run {
         Config lc = base.copy();
         lc.threads = 1;
         lc.loadRandom = s.loadMode.equals("fillrandom");
+        if (metrics != null) {
+          metrics.phaseStarted("load", 1, 0);
+        }
         Model.Phase load = new Bench(lc, engine, out, err).phase("load", seed, 0);
         synchronized (res) {
           res.load = load;
         }
         out.accept(Output.line(load));
         onPhase.accept(load);
+        if (metrics != null) {
+          metrics.phaseFinished(load);
+        }
       }
       if (!s.reset.isEmpty()) {
         checkpoint = Path.of(Path.of(base.db).normalize() + ".checkpoint");
@@ -90,6 +102,9 @@ public final class Run {
             if (s.settleNanos > 0) {
               settle(prot);
             }
+            if (metrics != null) {
+              metrics.phaseStarted(w.name, th, it);
+            }
             Model.Phase p = bench(w, th, w.num, w.durationNanos).phase(w.name, seed, salt);
             p.iteration = it;
             p.protocol = withPhase(prot, p.protocol);
@@ -102,11 +117,14 @@ public final class Run {
               out.accept(Output.histogram(p));
             }
             onPhase.accept(p);
+            if (metrics != null) {
+              metrics.phaseFinished(p);
+            }
           }
         }
       }
       res.engineTotals = engine.snapshot();
-      res.provenance.optionsFile = engine.optionsFile();
+      Provenance.options(res.provenance, base, engine);
     } finally {
       if (engine != null) {
         engine.close();

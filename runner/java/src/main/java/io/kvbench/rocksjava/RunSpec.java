@@ -61,11 +61,26 @@ public final class RunSpec {
     c.resultLines = true;
     fields(root, "", Set.of("engine", "dataset", "workloads", "threads", "cacheMode", "repeat", "dbPath",
         "optionsFile", "reportInterval", "settle", "reset", "statsInterval"), Map.of(
-        "optionsFile", "engines[].optionsFrom (an OPTIONS file)", "statsInterval", "statsInterval",
+        "statsInterval", "statsInterval",
         "reportInterval", "reportInterval (time series)"));
     engine(root.path("engine"), c);
     dataset(root.path("dataset"), s);
     c.db = text(root, "dbPath", "");
+    c.optionsFile = text(root, "optionsFile", "");
+    if (!c.optionsFile.isEmpty()) {
+      // As the CRD refuses them: RocksJava cannot edit the file's table factory in place.
+      List<String> table = new ArrayList<>();
+      for (String f : OptionsFile.TABLE_FIELDS) {
+        if (c.typedSet.contains(f)) {
+          table.add(f);
+        }
+      }
+      if (!table.isEmpty()) {
+        throw new IllegalArgumentException("config: engine.options " + String.join(", ", table) + " with an OPTIONS "
+            + "file: the rocksjava runner cannot set BlockBasedTable options over the file's table factory; put "
+            + "them in the file's [TableOptions/BlockBasedTable \"default\"] section");
+      }
+    }
     if (c.db.isEmpty()) {
       throw new IllegalArgumentException("config: dbPath is empty");
     }
@@ -121,8 +136,7 @@ public final class RunSpec {
   }
 
   private static void engine(JsonNode e, Config c) {
-    fields(e, "engine.", Set.of("name", "options", "optionsFrom", "version"), Map.of("optionsFrom",
-        "engines[].optionsFrom (an OPTIONS file)"));
+    fields(e, "engine.", Set.of("name", "options", "optionsFrom", "version"), Map.of());
     String version = text(e, "version", "");
     String loaded = Provenance.rocksdbjniVersion();
     if (!version.isEmpty() && !version.equals(loaded)) {
@@ -139,6 +153,13 @@ public final class RunSpec {
     if (o.isMissingNode()) {
       return;
     }
+    Set<String> typed = new java.util.HashSet<>();
+    o.fieldNames().forEachRemaining(f -> {
+      if (!o.get(f).isNull()) {
+        typed.add(f);
+      }
+    });
+    c.typedSet = typed;
     fields(o, "engine.options.", Set.of("cacheSize", "bloomBits", "writeBufferSize", "maxWriteBufferNumber",
         "blockSize", "compression", "maxOpenFiles", "level0FileNumCompactionTrigger",
         "level0SlowdownWritesTrigger", "level0StopWritesTrigger", "targetFileSizeBase", "maxBytesForLevelBase",
