@@ -347,7 +347,8 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 			p.statuses[i] = st
 			continue
 		}
-		if job != nil && job.DeletionTimestamp.IsZero() && st.Reason == kvv1.ReasonUnschedulable && job.Annotations[render.AnnotationPickedNode] != "" && st.StartTime == nil {
+		if job != nil && job.DeletionTimestamp.IsZero() && st.Reason == kvv1.ReasonUnschedulable && job.Annotations[render.AnnotationPickedNode] != "" && st.StartTime == nil &&
+			!waitingForClaim(st.Message) {
 			p.release = append(p.release, i) // the scheduler refused the node the operator chose: choose another
 		}
 		if job == nil && st.Phase == kvv1.RunPending {
@@ -411,6 +412,14 @@ func newestEventMessage(evs []corev1.Event) string {
 		return ""
 	}
 	return newest.Message
+}
+
+// waitingForClaim says whether the scheduler's message is only that the pod's generic ephemeral
+// volume has no claim yet: the pod was created before the ephemeral volume controller made its claim
+// (a race on every localNVMe run), the scheduler tries again when the claim appears, and the node
+// has not been refused. Deleting the Job then would refuse the only node of a one-node cluster.
+func waitingForClaim(msg string) bool {
+	return strings.Contains(msg, "waiting for ephemeral volume controller to create the persistentvolumeclaim")
 }
 
 // releaseRefused deletes the Jobs of runs the scheduler refused on the node the operator chose for

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -192,6 +193,31 @@ var _ = Describe("Slots and nodes", func() {
 		}, timeout, interval).Should(Equal(other), "a new Job on the other node")
 		got := getBench(client.ObjectKey{Namespace: ns, Name: "moved"})
 		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunPending))
+	})
+
+	It("keeps the Job while its pod only waits for its ephemeral volume's claim (not a refusal of the node)", func() {
+		op = startOperator(operatorOpts{})
+		ns := newNamespace()
+		sel := fleet(ns, "n1")
+		Expect(k8s.Create(ctx, w.MakeKVBenchmark("claim", ns).EditSpec(on(sel)).Obj())).To(Succeed())
+		job := eventuallyJob(ns, "claim-rocksdb")
+		pod := makePod(job, "")
+		// The scheduler's first attempt on a pod created before the ephemeral volume controller made its claim.
+		setPodStatus(pod, corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			Message: `0/1 nodes are available: waiting for ephemeral volume controller to create the persistentvolumeclaim "` +
+				pod.Name + `-data". preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.`,
+			LastTransitionTime: metav1.Now()}}})
+		Eventually(func() string {
+			return getBench(client.ObjectKey{Namespace: ns, Name: "claim"}).Status.Runs[0].Reason
+		}, timeout, interval).Should(Equal(kvv1.ReasonUnschedulable), "the scheduler's message is observed")
+		Consistently(func() types.UID {
+			var j batchv1.Job
+			if err := k8s.Get(ctx, key(job), &j); err != nil || !j.DeletionTimestamp.IsZero() {
+				return ""
+			}
+			return j.UID
+		}, 3*time.Second, interval).Should(Equal(job.UID), "the same Job, not deleted to choose another node")
 	})
 
 	It("fails the later engines fast when the node the first ran on is gone", func() {
