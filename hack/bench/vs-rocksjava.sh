@@ -13,6 +13,9 @@
 #                        directory is made in it and removed at exit
 #     CASES="fillseq:1 readrandom:1 readrandom:2 readwhilewriting:1"   benchmark:threads
 #     WRITE_RATE=2097152 readwhilewriting writer, bytes/s (--benchmark_write_rate_limit)
+#     VALUE_SIZE=100     --value_size (seed 003's shape: 800)
+#     COMPRESSION=snappy --compression_type (none, snappy, lz4, zstd: rocksdbjni's bundled snappy is
+#                        built unoptimized, its lz4 and zstd are not; docs/benchmarks.md)
 #     RAW=file           also keep every single measurement there (case rep tool ops load1)
 #     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
 #     DBBENCH=/usr/bin/db_bench
@@ -21,7 +24,8 @@
 #                        machine disturbs far less than wall time: each tool runs each read case with
 #                        READS and 2*READS operations per thread, and (CPU(2R) - CPU(R)) / (R * threads)
 #                        is its CPU ns per operation, start-up (the JVM's too), open and JIT excluded
-#                        (whole-process user+system CPU, background threads included)
+#                        (whole-process user+system CPU, background threads included); fillseq likewise
+#                        with NUM and 2*NUM keys from an empty database (its flushes included)
 #
 # Fairness: the three tools' OPTIONS files are compared first (sorted, so that the JNI's different
 # order of sections does not count); the one known difference, RocksJava's block checksum (kCRC32c where
@@ -38,6 +42,8 @@ REPS=${REPS:-5}
 DIR=${DIR:-/dev/shm}
 CASES=${CASES:-fillseq:1 readrandom:1 readrandom:2 readwhilewriting:1}
 WRITE_RATE=${WRITE_RATE:-2097152}
+VALUE_SIZE=${VALUE_SIZE:-100}
+COMPRESSION=${COMPRESSION:-snappy}
 DBBENCH=${DBBENCH:-/usr/bin/db_bench}
 JAVA_OPTS=${JAVA_OPTS:-}
 MODE=${MODE:-ops}
@@ -46,7 +52,7 @@ if [ -z "${RUNNER:-}" ]; then
   go build -o "$RUNNER" ./runner/cmd/kvbench-runner
 fi
 JAVACP=$(hack/rocksjava-runner.sh)
-COMMON=(--key_size=16 --value_size=100 --compression_type=snappy --compression_ratio=0.5
+COMMON=(--key_size=16 --value_size="$VALUE_SIZE" --compression_type="$COMPRESSION" --compression_ratio=0.5
   --cache_size=8388608 --bloom_bits=10 --write_buffer_size=67108864)
 READFLAGS=(--reads="$READS" --use_existing_db=1 --benchmark_write_rate_limit="$WRITE_RATE")
 TOOLS=(rocksjava runner db_bench)
@@ -84,24 +90,31 @@ rm -rf "$w"/opt-*
 
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(uname -r)"
 echo "# $(java -version 2>&1 | sed -n 2p); db_bench $(dpkg-query -W -f '${Version}' rocksdb-tools 2>/dev/null || echo '?'); JAVA_OPTS='$JAVA_OPTS'"
-echo "# NUM=$NUM READS=$READS REPS=$REPS DIR=$DIR CASES='$CASES' WRITE_RATE=$WRITE_RATE"
+echo "# NUM=$NUM READS=$READS REPS=$REPS DIR=$DIR CASES='$CASES' WRITE_RATE=$WRITE_RATE VALUE_SIZE=$VALUE_SIZE COMPRESSION=$COMPRESSION"
 echo "# uptime before: $(uptime)"
 run_tool db_bench "$w/base" --benchmarks=fillrandom,waitforcompaction --num="$NUM" --seed=1 >/dev/null
 if [ "$MODE" = cpu ]; then
-  cpu_of() { # cpu_of <tool> <benchmark> <threads> <reads>: the process's user+system CPU seconds
-    rm -rf "$w/db"; cp -a "$w/base" "$w/db"
+  cpu_of() { # cpu_of <tool> <benchmark> <threads> <n>: the process's user+system CPU seconds
+    # for n reads per thread, or (fillseq) n keys written by the threads into an empty database
+    rm -rf "$w/db"
     local TIMEFORMAT='%U %S' t
-    t=$( { time run_tool "$1" "$w/db" --benchmarks="$2" --threads="$3" --num="$NUM" "${READFLAGS[@]/--reads=*/--reads=$4}" >/dev/null; } 2>&1 | tail -1)
+    if [ "$2" = fillseq ]; then
+      t=$( { time run_tool "$1" "$w/db" --benchmarks=fillseq --threads="$3" --num=$(($4 / $3)) >/dev/null; } 2>&1 | tail -1)
+    else
+      cp -a "$w/base" "$w/db"
+      t=$( { time run_tool "$1" "$w/db" --benchmarks="$2" --threads="$3" --num="$NUM" "${READFLAGS[@]/--reads=*/--reads=$4}" >/dev/null; } 2>&1 | tail -1)
+    fi
     echo "$t" | awk '{print $1 + $2}'
   }
   for rep in $(seq "$REPS"); do
     for c in $CASES; do
       b=${c%:*} t=${c#*:}
-      [ "$b" = fillseq ] && continue
+      n=$READS per=$t # operations of the smaller run, and the divisor: per thread for reads, all keys for fillseq
+      [ "$b" = fillseq ] && n=$NUM per=1
       for i in 0 1 2; do
         tool=${TOOLS[$(((rep + i) % 3))]}
-        c1=$(cpu_of "$tool" "$b" "$t" "$READS"); c2=$(cpu_of "$tool" "$b" "$t" $((2 * READS)))
-        echo "$c $rep $tool $(awk -v a="$c1" -v b="$c2" -v n="$READS" -v t="$t" 'BEGIN{printf "%.0f", (b - a) * 1e9 / (n * t)}') $(cut -d' ' -f1 /proc/loadavg)" >>"$RAWTMP"
+        c1=$(cpu_of "$tool" "$b" "$t" "$n"); c2=$(cpu_of "$tool" "$b" "$t" $((2 * n)))
+        echo "$c $rep $tool $(awk -v a="$c1" -v b="$c2" -v n="$n" -v t="$per" 'BEGIN{printf "%.0f", (b - a) * 1e9 / (n * t)}') $(cut -d' ' -f1 /proc/loadavg)" >>"$RAWTMP"
       done
     done
   done
