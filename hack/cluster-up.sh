@@ -24,6 +24,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/cluster-env.sh"
 KUBELET_SYNC_FREQUENCY=${KUBELET_SYNC_FREQUENCY-10s}   # bounds Secret/ConfigMap volume refresh (Prometheus config)
+# the kubelet's DiskPressure threshold on the root disk (nodefs/imagefs.available): 5% of a large shared disk can
+# be 12 GB and taint the node with GBs free; an absolute size (e.g. 3Gi) evicts only when it is really nearly full
+KUBELET_EVICTION_DISK=${KUBELET_EVICTION_DISK:-5%}
 [ "$(id -u)" = 0 ] || { echo "cluster-up.sh must run as root (it starts containerd and the kubelet)" >&2; exit 1; }
 t0=$(date +%s%N)
 el() { local d=$(( ($(date +%s%N) - t0) / 100000000 )); printf 'cluster-up %4d.%ds %s\n' $((d/10)) $((d%10)) "$*" >&2; }
@@ -271,7 +274,7 @@ registerNode: true
 # Benchmark databases live on this node's root disk (local-nvme PVs are directories): the default thresholds
 # (imagefs.available<15%) tainted the node DiskPressure mid-run and garbage-collected finished runners' logs,
 # which hold their full results. Evict only when the disk is really nearly full.
-evictionHard: {memory.available: "100Mi", nodefs.available: "5%", nodefs.inodesFree: "5%", imagefs.available: "5%"}
+evictionHard: {memory.available: "100Mi", nodefs.available: "$KUBELET_EVICTION_DISK", nodefs.inodesFree: "5%", imagefs.available: "$KUBELET_EVICTION_DISK"}
 evictionPressureTransitionPeriod: 30s
 # The sandbox and monitoring images are imported, not pulled: garbage-collecting one (the pause image included)
 # breaks every later pod. 100 turns image GC off.
