@@ -164,3 +164,60 @@ func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// The bench CLI's --options_file means what the Go runner's flag means: the file is the base, only the
+// engine flags given explicitly go over it (not the flags' defaults), and the keys they override are
+// listed in provenance as the Go runner lists them for the same file and flags (--write_buffer_size ->
+// engines[].options.writeBufferSize). The table flags are refused with a file, as optionsFile's are.
+func TestRocksJavaBenchOptionsFileFlag(t *testing.T) {
+	java := javaRunner(t)
+	file := writeFile(t, userOptions)
+	resultPath := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runJava(t, java, "--db="+filepath.Join(t.TempDir(), "db"), "--options_file="+file,
+		"--write_buffer_size=4194304", "--benchmarks=fillrandom,readrandom", "--num=5000", "--json="+resultPath)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(resultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.Result
+	strictDecode(t, data, &res)
+	p := res.Provenance
+	if p == nil || p.OptionsFile == nil || len(res.Phases) != 2 {
+		t.Fatalf("%d phases, provenance %+v; want 2 phases and the effective OPTIONS file", len(res.Phases), p)
+	}
+	effective := map[string]string{}
+	for _, e := range engine.ParseOptionsText(p.OptionsFile.Text) {
+		effective[e.Key] = e.Value
+	}
+	// max_write_buffer_number, max_background_jobs, compression: the file's, not the flags' defaults (2, 2, snappy).
+	for _, kv := range []string{"DBOptions/max_background_jobs=3", `CFOptions "default"/max_write_buffer_number=5`,
+		`CFOptions "default"/compression=kNoCompression`, `CFOptions "default"/write_buffer_size=4194304`,
+		`TableOptions/BlockBasedTable "default"/block_size=16384`} {
+		k, v, _ := strings.Cut(kv, "=")
+		if effective[k] != v {
+			t.Errorf("effective %s = %q, want %q", k, effective[k], v)
+		}
+	}
+	// The Go runner's bench --options_file=F --write_buffer_size=4194304 is this config (benchcmd.go sets
+	// only the flags given).
+	var out bytes.Buffer
+	gres, err := bench.Run(context.Background(), api.RunnerConfig{
+		Engine: api.EngineSpec{Name: api.EngineRocksDB, Options: api.EngineOptions{WriteBufferSize: resource.NewQuantity(4194304, resource.BinarySI)}},
+		DBPath: filepath.Join(t.TempDir(), "db"), OptionsFile: file, Threads: []int32{1},
+		Dataset:   api.DatasetSpec{Num: ptr[int64](5000), LoadMode: api.LoadNone},
+		Workloads: []api.WorkloadSpec{{Name: api.WorkloadFillRandom}}}, bench.Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatalf("Go runner: %v\n%s", err, out.String())
+	}
+	if len(p.OptionsOverrides) != 2 || !reflect.DeepEqual(p.OptionsOverrides, gres.Provenance.OptionsOverrides) {
+		t.Errorf("rocksjava --options_file overrides %v\nGo runner's %v", p.OptionsOverrides, gres.Provenance.OptionsOverrides)
+	}
+	stdout, stderr, code = runJava(t, java, "--db="+filepath.Join(t.TempDir(), "db"), "--options_file="+file, "--bloom_bits=10", "--block_size=8192")
+	want := "kvbench-runner-java: error: --block_size, --bloom_bits with --options_file: the rocksjava runner cannot set BlockBasedTable options"
+	if code != 1 || !strings.HasPrefix(stderr, want) || stdout != "" {
+		t.Errorf("table flags with --options_file: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
+	}
+}
