@@ -130,7 +130,9 @@ func TestRocksJavaOptionsFileIsTheBaseAndTypedOptionsOverride(t *testing.T) {
 }
 
 // A file RocksDB's loader refuses fails the run before any phase, with the loader's message in the result
-// line; so do a second column family and the table options the Java runner cannot set over a file.
+// line, its first line as the Go runner's (engine rocksdb, the same RocksDB) for the same file: RocksDB's
+// Status string, "Invalid argument: ..."; so do a second column family and the table options the Java
+// runner cannot set over a file.
 func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 	java := runEntryPoint(t)
 	for _, tc := range []struct {
@@ -140,9 +142,10 @@ func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 		want string
 	}{
 		{"unknown key", strings.Replace(userOptions, "max_background_jobs=3", "max_backgruond_jobs=3", 1), api.EngineOptions{},
-			"rocksdb OPTIONS file %s: Could not find option: : max_backgruond_jobs"},
+			"rocksdb OPTIONS file %s: Invalid argument: Could not find option: : max_backgruond_jobs"},
 		{"bad value", strings.Replace(userOptions, "write_buffer_size=8388608", "write_buffer_size=lots", 1), api.EngineOptions{},
-			"rocksdb OPTIONS file %s: Error parsing write_buffer_size"},
+			"rocksdb OPTIONS file %s: Invalid argument: Error parsing write_buffer_size"},
+		{"not an OPTIONS file", "write_buffer_size: 64Mi\n", api.EngineOptions{}, "rocksdb OPTIONS file %s: "},
 		{"another column family", userOptions + "[CFOptions \"events\"]\n  write_buffer_size=1048576\n", api.EngineOptions{},
 			"has column families default, events: the runner benchmarks the default column family only"},
 		{"a table option over the file", userOptions, api.EngineOptions{BloomBits: ptr[int32](10)},
@@ -160,6 +163,22 @@ func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 				filepath.Join(t.TempDir(), "summary.json"))
 			if code != 1 || !strings.Contains(res.Error, want) || len(res.Phases) != 0 {
 				t.Errorf("exit %d, error %q, %d phases; want exit 1 and an error with %q\nstderr:\n%s", code, res.Error, len(res.Phases), want, stderr)
+			}
+			if !strings.HasPrefix(want, "rocksdb OPTIONS file") {
+				return
+			}
+			var out bytes.Buffer
+			_, err := bench.Run(context.Background(), api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB},
+				DBPath: filepath.Join(t.TempDir(), "db"), OptionsFile: file, Threads: []int32{1},
+				Dataset: api.DatasetSpec{Num: ptr[int64](100)}, Workloads: []api.WorkloadSpec{{Name: api.WorkloadReadRandom}}},
+				bench.Options{Stdout: &out, Stderr: &out})
+			if err == nil {
+				t.Fatalf("the Go runner took the file\n%s", out.String())
+			}
+			goLine, _, _ := strings.Cut(err.Error(), "\n")
+			javaLine, _, _ := strings.Cut(res.Error, "\n")
+			if javaLine != goLine {
+				t.Errorf("first line of the error:\nrocksjava: %s\nGo runner: %s", javaLine, goLine)
 			}
 		})
 	}
