@@ -84,6 +84,16 @@ func strictDecode(t *testing.T, data []byte, v any) {
 	}
 }
 
+// decodeFile strictly decodes the JSON file at path into v.
+func decodeFile(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strictDecode(t, data, v)
+}
+
 const (
 	testNum     = 10000
 	testReads   = 10000
@@ -105,12 +115,8 @@ func TestRocksJavaRunnerWritesWhatTheGoSideReads(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 	}
-	data, err := os.ReadFile(resultPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res api.Result
-	strictDecode(t, data, &res)
+	decodeFile(t, resultPath, &res)
 	if !api.KnownResultSchema(res.SchemaVersion) || res.Engine != "rocksjava" || res.EngineVersion != "rocksdb 7.8.3" || res.Error != "" {
 		t.Fatalf("result header: schema %q engine %q version %q error %q", res.SchemaVersion, res.Engine, res.EngineVersion, res.Error)
 	}
@@ -485,23 +491,9 @@ func jobArgs(t *testing.T, b *api.KVBenchmark, run plan.Run, dir string) []strin
 	if ctr.Image != opts.JavaRunnerImage {
 		t.Fatalf("%s runs in %s, want the Java runner's image %s", run.Engine.Name, ctr.Image, opts.JavaRunnerImage)
 	}
-	var args []string
-	for _, a := range ctr.Args {
-		switch {
-		case strings.HasPrefix(a, "--config-json="):
-			var cfg api.RunnerConfig
-			strictDecode(t, []byte(strings.TrimPrefix(a, "--config-json=")), &cfg)
-			cfg.DBPath = filepath.Join(dir, "db")
-			j, _ := json.Marshal(cfg)
-			a = "--config-json=" + string(j)
-		case strings.HasPrefix(a, "--summary-file="):
-			a = "--summary-file=" + filepath.Join(dir, "summary.json")
-		case strings.HasPrefix(a, "--json="):
-			a = "--json=" + filepath.Join(dir, "result.json")
-		case strings.HasPrefix(a, "--metrics-addr="):
-			a = "--metrics-addr=127.0.0.1:0" // the rendered :8080 may be taken on a shared machine
-		}
-		args = append(args, a)
+	args, err := wrappers.LocalRunnerArgs(ctr.Args, dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return args
 }

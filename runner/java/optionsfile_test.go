@@ -21,25 +21,8 @@ import (
 	wrappers "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
-// A hand-written OPTIONS file as a user brings it (issue 19): a few keys, the rest RocksDB's defaults;
-// block_cache is how a file sizes the block cache (docs/operator.md: the CRD's message for rocksjava), and
-// both loaders must take it.
-const userOptions = `# production
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  max_background_jobs=3
-  create_if_missing=false
-[CFOptions "default"]
-  write_buffer_size=8388608
-  max_write_buffer_number=5
-  level0_file_num_compaction_trigger=7
-  compression=kNoCompression
-[TableOptions/BlockBasedTable "default"]
-  block_size=16384
-  block_cache=64M
-`
+// The user's OPTIONS file, the same text runner/bench's tests give the Go runner.
+var userOptions = wrappers.RocksDBUserOptions
 
 func writeFile(t *testing.T, text string) string {
 	t.Helper()
@@ -197,12 +180,8 @@ func TestRocksJavaBenchOptionsFileFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	data, err := os.ReadFile(resultPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res api.Result
-	strictDecode(t, data, &res)
+	decodeFile(t, resultPath, &res)
 	p := res.Provenance
 	if p == nil || p.OptionsFile == nil || len(res.Phases) != 2 {
 		t.Fatalf("%d phases, provenance %+v; want 2 phases and the effective OPTIONS file", len(res.Phases), p)

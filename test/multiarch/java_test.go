@@ -5,7 +5,6 @@ package multiarch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"os/exec"
 	"path/filepath"
@@ -67,23 +66,11 @@ func TestJavaRunnerImage(t *testing.T) {
 				args = append(args, a)
 			}
 			args = append(args[:1], append([]string{"-Djava.io.tmpdir=" + filepath.Join(work, "no-such-dir")}, args[1:]...)...)
-			for _, a := range job.Spec.Template.Spec.Containers[0].Args {
-				switch {
-				case strings.HasPrefix(a, "--config-json="):
-					var cfg api.RunnerConfig
-					if err := json.Unmarshal([]byte(strings.TrimPrefix(a, "--config-json=")), &cfg); err != nil {
-						t.Fatal(err)
-					}
-					cfg.DBPath = filepath.Join(work, "db")
-					j, _ := json.Marshal(cfg)
-					a = "--config-json=" + string(j)
-				case strings.HasPrefix(a, "--summary-file="):
-					a = "--summary-file=" + filepath.Join(work, "summary.json")
-				case strings.HasPrefix(a, "--json="):
-					a = "--json=" + filepath.Join(work, "result.json")
-				}
-				args = append(args, a)
+			local, err := w.LocalRunnerArgs(job.Spec.Template.Spec.Containers[0].Args, work)
+			if err != nil {
+				t.Fatal(err)
 			}
+			args = append(args, local...)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, emu, append([]string{"-L", root}, args...)...)
