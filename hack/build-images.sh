@@ -179,9 +179,10 @@ runner-java)
         "$jre/lib:$jre/lib/server" "${elves[@]}" "${jnis[@]}")
     done
     # -XX:-UsePerfData: no hsperfdata file in /tmp; the heap is a quarter of the pod's memory limit (the JVM's
-    # default), RocksDB's memory is native. Launcher puts the chosen rocksdbjni release on Main's class path.
+    # default), RocksDB's memory is native. --add-opens: the ycsb workload seeds each thread's ThreadLocalRandom,
+    # which YCSB's generators draw from (runner/java Ycsb.seedThread). Launcher puts the chosen rocksdbjni release on Main's class path.
     printf '%s\n' "${files[@]}" | pack runner-java kvbench-runner-java \
-      '["/opt/java/bin/java", "-XX:-UsePerfData", "-Dkvbench.home=/opt/kvbench", "-cp", "/opt/kvbench/lib/kvbench-runner-java-1.jar", "io.kvbench.rocksjava.Launcher"]' "$key"
+      '["/opt/java/bin/java", "-XX:-UsePerfData", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-Dkvbench.home=/opt/kvbench", "-cp", "/opt/kvbench/lib/kvbench-runner-java-1.jar", "io.kvbench.rocksjava.Launcher"]' "$key"
     log "runner-java image built in $(( $(date +%s) - t ))s"
   fi ;;
 *) log "unknown image $w"; exit 2 ;;

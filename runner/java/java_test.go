@@ -36,6 +36,10 @@ import (
 	wrappers "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
+// javaAddOpens lets the ycsb workload seed each thread's ThreadLocalRandom (YCSB's generators draw
+// from it), as the image's entrypoint (hack/build-images.sh) does.
+const javaAddOpens = "--add-opens=java.base/java.lang=ALL-UNNAMED"
+
 // javaRunner returns the command line that starts the RocksJava runner, building it on first use.
 func javaRunner(t *testing.T) []string {
 	t.Helper()
@@ -56,7 +60,7 @@ func javaRunner(t *testing.T) []string {
 		}
 		t.Fatalf("the RocksJava runner did not build (hack/rocksjava-runner.sh): %s", msg)
 	}
-	return []string{"-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
+	return []string{javaAddOpens, "-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
 }
 
 // runJava runs the Java runner with args and returns stdout, stderr and the exit code.
@@ -521,7 +525,7 @@ func TestRocksJavaLauncherRunsTheRequestedRocksdbjniRelease(t *testing.T) {
 	}
 	home := strings.TrimSpace(string(out))
 	launcher := []string{"-Dkvbench.home=" + home, "-Djava.io.tmpdir=" + filepath.Join(t.TempDir(), "no-such-dir"),
-		"-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
+		javaAddOpens, "-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
 	for _, c := range []struct{ version, want, err string }{
 		{"", "7.8.3", ""},
 		{"9.10.0", "9.10.0", ""},

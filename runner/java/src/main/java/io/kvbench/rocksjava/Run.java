@@ -146,6 +146,7 @@ public final class Run {
     c.writesPerSecond = w.writesPerSecond;
     c.benchmarkWriteRate = 0;
     c.seekNexts = w.seekNexts;
+    c.ycsbMix = w.ycsb;
     return new Bench(c, engine, out, err);
   }
 
