@@ -580,6 +580,18 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 		{good(func(c *api.RunnerConfig) { c.CacheMode = api.CacheCold }), "cacheMode cold is not supported by the rocksjava runner"},
 		{good(func(c *api.RunnerConfig) { c.OptionsFile = "/etc/kvbench/no-such/OPTIONS" }), "rocksdb OPTIONS file /etc/kvbench/no-such/OPTIONS: "},
 		{good(func(c *api.RunnerConfig) { c.Dataset.ValueSizeRange = &api.SizeRange{Min: 1, Max: 9} }), "dataset.valueSizeRange is not supported"},
+		{good(func(c *api.RunnerConfig) {
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}
+		}),
+			"ycsb workloads need YCSB records (dataset.ycsb)"},
+		{good(func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A", RequestDistribution: ptr(api.YCSBDistribution("permutedZipfian"))}}
+		}), "ycsb requestDistribution permutedZipfian (the Go runner's own, not YCSB core's) is not supported by the rocksjava runner"},
+		{good(func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "G"}}
+		}), `workloads[ycsb].ycsb: unknown YCSB workload "G" (A-F)`},
 		{`--config-json={"engine":{"name":"rocksjava"},"newField":1}`, "unknown field newField"},
 		{"--config-json=not json", "config: "},
 		{"--no-such-flag=1", "unknown flag --no-such-flag"},
