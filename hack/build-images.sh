@@ -12,7 +12,7 @@
 #   kvbench-operator  /manager: CGO_ENABLED=0 go build . for each GOARCH, uid 65532.
 #   kvbench-runner-java  the Java runner (runner/java, engine rocksjava): /opt/java, a jlink runtime from Debian's
 #                     OpenJDK 17 (hack/java-jre.sh; arm64's from Debian's arm64 jmods), /opt/kvbench/lib the runner's
-#                     jars (hack/rocksjava-runner.sh --home: the runner, HdrHistogram, Jackson),
+#                     jars (hack/rocksjava-runner.sh --home: the runner, HdrHistogram, YCSB core, Jackson),
 #                     /opt/kvbench/rocksdbjni/<release>/ each of ROCKSDBJNI_VERSIONS' jar and the architecture's JNI
 #                     library taken from it (Launcher's class loader hands it to RocksDB.loadLibrary: nothing is
 #                     unpacked into /tmp), and the system libraries these need with their loader (glibc, libstdc++,

@@ -588,6 +588,8 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 			c.Dataset.YCSB = &api.YCSBRecordSpec{}
 			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A", RequestDistribution: ptr(api.YCSBDistribution("permutedZipfian"))}}
 		}), "ycsb requestDistribution permutedZipfian (the Go runner's own, not YCSB core's) is not supported by the rocksjava runner"},
+		{good(func(c *api.RunnerConfig) { c.Dataset.YCSB = &api.YCSBRecordSpec{} }),
+			"workload readrandom needs db_bench's keys; the dataset holds YCSB records"},
 		{good(func(c *api.RunnerConfig) {
 			c.Dataset.YCSB = &api.YCSBRecordSpec{}
 			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "G"}}
