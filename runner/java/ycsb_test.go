@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/archive"
 	"github.com/kvbench/kvbench-operator/runner/bench"
+	"github.com/kvbench/kvbench-operator/runner/dbbench"
 	"github.com/kvbench/kvbench-operator/runner/hist"
 )
 
@@ -35,8 +37,9 @@ func runJavaConfig(t *testing.T, cfg api.RunnerConfig) api.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "java.json")
-	out, stderr, code := runJava(t, runEntryPoint(t), "run", "--config-json="+string(j), "--json="+path)
+	dir := t.TempDir()
+	path, summaryPath := filepath.Join(dir, "java.json"), filepath.Join(dir, "summary.json")
+	out, stderr, code := runJava(t, runEntryPoint(t), "run", "--config-json="+string(j), "--json="+path, "--summary-file="+summaryPath)
 	if code != 0 {
 		t.Fatalf("java: exit %d: %s %s", code, stderr, out)
 	}
@@ -46,6 +49,27 @@ func runJavaConfig(t *testing.T, cfg api.RunnerConfig) api.Result {
 	}
 	var res api.Result
 	strictDecode(t, data, &res)
+	// What the operator reads: the log (phase lines and the result line), the termination summary, and
+	// db_bench's result lines with YCSB's "(N found)".
+	l, err := archive.ReadLog(strings.NewReader(out), api.DefaultResultLimits, true)
+	if err != nil || l.Result == nil || l.Result.Error != "" || len(l.Phases) != len(res.Phases) {
+		t.Fatalf("log: %v, %d phases of %d\n%s", err, len(l.Phases), len(res.Phases), out)
+	}
+	sdata, err := os.ReadFile(summaryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum api.Summary
+	strictDecode(t, sdata, &sum)
+	parsed := dbbench.Parse(out)
+	if len(sum.Phases) != len(res.Phases) || len(parsed) != len(res.Phases)+1 { // + the load
+		t.Fatalf("summary %d phases, db_bench lines %d; want %d (+ the load)", len(sum.Phases), len(parsed), len(res.Phases))
+	}
+	for i, p := range res.Phases {
+		if want := fmt.Sprintf("(%d found)", *p.Found); !strings.Contains(out, p.Workload) || !strings.Contains(out, want) {
+			t.Errorf("phase %d: no %s line with %s in\n%s", i, p.Workload, want, out)
+		}
+	}
 	return res
 }
 
