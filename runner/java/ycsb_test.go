@@ -168,3 +168,19 @@ func TestRocksJavaYCSBDrawsWhatTheGoRunnerDraws(t *testing.T) {
 		})
 	}
 }
+
+// Without --add-opens (a JVM started otherwise than by the image's entrypoint) YCSB's generators cannot be
+// seeded: the config is refused before the load, with what to add.
+func TestRocksJavaYCSBNeedsAddOpens(t *testing.T) {
+	java := slices.DeleteFunc(runEntryPoint(t), func(a string) bool { return a == javaAddOpens })
+	j, err := json.Marshal(ycsbConfig(api.EngineRocksJava, filepath.Join(t.TempDir(), "db"), 1, api.YCSBSpec{Workload: "A"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runJava(t, java, "run", "--config-json="+string(j))
+	l, err := archive.ReadLog(strings.NewReader(out), api.DefaultResultLimits, true)
+	want := "config: workloads[ycsb]: cannot seed ThreadLocalRandom for YCSB's generators: run the JVM with --add-opens=java.base/java.lang=ALL-UNNAMED"
+	if code != 1 || err != nil || l.Result == nil || !strings.Contains(l.Result.Error, want) || l.Load != nil {
+		t.Errorf("exit %d, result %+v (%v), stderr %q; want exit 1 before the load with %q", code, l.Result, err, stderr, want)
+	}
+}

@@ -118,6 +118,13 @@ public final class RunSpec {
         throw new IllegalArgumentException("config: workloads[ycsb]: the dataset holds db_bench keys; ycsb "
             + "workloads need YCSB records (dataset.ycsb)");
       }
+      if (x.ycsb != null) {
+        try {
+          Ycsb.requireSeedable();
+        } catch (IllegalStateException e) {
+          throw new IllegalArgumentException("config: workloads[ycsb]: " + e.getMessage(), e);
+        }
+      }
       if (x.ycsb == null && c.ycsbShape != null && !Config.PSEUDO.contains(x.name)) {
         throw new IllegalArgumentException("config: workload " + x.name + " needs db_bench's keys; the dataset "
             + "holds YCSB records (dataset.ycsb), which only ycsb workloads use");

@@ -311,15 +311,20 @@ public final class Ycsb {
     TLR_SEED = f;
   }
 
+  /** Fails unless seedThread can work: checked with the config, before the load. */
+  static void requireSeedable() {
+    if (TLR_SEED == null) {
+      throw new IllegalStateException("cannot seed ThreadLocalRandom for YCSB's generators: run the JVM with "
+          + "--add-opens=java.base/java.lang=ALL-UNNAMED (the image's entrypoint does)");
+    }
+  }
+
   /**
    * Seeds the calling thread's ThreadLocalRandom (YCSB's generators' source), which its API cannot: its state is
    * the thread's threadLocalRandomSeed field (as hack/ycsb-ref's Draw sets it).
    */
   static void seedThread(long seed) {
-    if (TLR_SEED == null) {
-      throw new IllegalStateException("ycsb: cannot seed ThreadLocalRandom: run the JVM with "
-          + "--add-opens java.base/java.lang=ALL-UNNAMED (the image's entrypoint does)");
-    }
+    requireSeedable();
     ThreadLocalRandom.current(); // initialises the thread's probe, so that current() does not reseed
     try {
       TLR_SEED.setLong(Thread.currentThread(), seed);
