@@ -36,6 +36,10 @@ import (
 	wrappers "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
+// javaAddOpens lets the ycsb workload seed each thread's ThreadLocalRandom (YCSB's generators draw
+// from it), as the image's entrypoint (hack/build-images.sh) does.
+const javaAddOpens = "--add-opens=java.base/java.lang=ALL-UNNAMED"
+
 // javaRunner returns the command line that starts the RocksJava runner, building it on first use.
 func javaRunner(t *testing.T) []string {
 	t.Helper()
@@ -56,7 +60,7 @@ func javaRunner(t *testing.T) []string {
 		}
 		t.Fatalf("the RocksJava runner did not build (hack/rocksjava-runner.sh): %s", msg)
 	}
-	return []string{"-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
+	return []string{javaAddOpens, "-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
 }
 
 // runJava runs the Java runner with args and returns stdout, stderr and the exit code.
@@ -513,7 +517,7 @@ func TestRocksJavaLauncherRunsTheRequestedRocksdbjniRelease(t *testing.T) {
 	}
 	home := strings.TrimSpace(string(out))
 	launcher := []string{"-Dkvbench.home=" + home, "-Djava.io.tmpdir=" + filepath.Join(t.TempDir(), "no-such-dir"),
-		"-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
+		javaAddOpens, "-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
 	for _, c := range []struct{ version, want, err string }{
 		{"", "7.8.3", ""},
 		{"9.10.0", "9.10.0", ""},
@@ -568,6 +572,20 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 		{good(func(c *api.RunnerConfig) { c.CacheMode = api.CacheCold }), "cacheMode cold is not supported by the rocksjava runner"},
 		{good(func(c *api.RunnerConfig) { c.OptionsFile = "/etc/kvbench/no-such/OPTIONS" }), "rocksdb OPTIONS file /etc/kvbench/no-such/OPTIONS: "},
 		{good(func(c *api.RunnerConfig) { c.Dataset.ValueSizeRange = &api.SizeRange{Min: 1, Max: 9} }), "dataset.valueSizeRange is not supported"},
+		{good(func(c *api.RunnerConfig) {
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}
+		}),
+			"ycsb workloads need YCSB records (dataset.ycsb)"},
+		{good(func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A", RequestDistribution: ptr(api.YCSBDistribution("permutedZipfian"))}}
+		}), "ycsb requestDistribution permutedZipfian (the Go runner's own, not YCSB core's) is not supported by the rocksjava runner"},
+		{good(func(c *api.RunnerConfig) { c.Dataset.YCSB = &api.YCSBRecordSpec{} }),
+			"workload readrandom needs db_bench's keys; the dataset holds YCSB records"},
+		{good(func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "G"}}
+		}), `workloads[ycsb].ycsb: unknown YCSB workload "G" (A-F)`},
 		{`--config-json={"engine":{"name":"rocksjava"},"newField":1}`, "unknown field newField"},
 		{"--config-json=not json", "config: "},
 		{"--no-such-flag=1", "unknown flag --no-such-flag"},

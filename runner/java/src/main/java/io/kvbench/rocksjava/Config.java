@@ -60,6 +60,15 @@ public final class Config implements Cloneable {
   public long durationNanos;
   /** Not a flag: the load phase writes the keys in a permuted order (RunnerConfig loadMode fillrandom). */
   public boolean loadRandom;
+  /** dataset.ycsb: YCSB records (null: db_bench's keys and values); keySize and valueSize are then theirs. */
+  public Ycsb.Shape ycsbShape;
+  /** The phase's ycsb spec (workload ycsb). */
+  public Ycsb.Mix ycsbMix;
+  /** The next YCSB record number to insert, shared by the run's phases (copies share it). */
+  public final java.util.concurrent.atomic.AtomicLong ycsbInserted = new java.util.concurrent.atomic.AtomicLong();
+  /** The dataset's record pool, built once and shared by copies. */
+  final java.util.concurrent.atomic.AtomicReference<Ycsb.Records> ycsbRecords =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   /** A copy to change per phase. */
   public Config copy() {
