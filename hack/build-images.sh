@@ -12,7 +12,7 @@
 #   kvbench-operator  /manager: CGO_ENABLED=0 go build . for each GOARCH, uid 65532.
 #   kvbench-runner-java  the Java runner (runner/java, engine rocksjava): /opt/java, a jlink runtime from Debian's
 #                     OpenJDK 17 (hack/java-jre.sh; arm64's from Debian's arm64 jmods), /opt/kvbench/lib the runner's
-#                     jars (hack/rocksjava-runner.sh --home: the runner, HdrHistogram, Jackson),
+#                     jars (hack/rocksjava-runner.sh --home: the runner, HdrHistogram, YCSB core, Jackson),
 #                     /opt/kvbench/rocksdbjni/<release>/ each of ROCKSDBJNI_VERSIONS' jar and the architecture's JNI
 #                     library taken from it (Launcher's class loader hands it to RocksDB.loadLibrary: nothing is
 #                     unpacked into /tmp), and the system libraries these need with their loader (glibc, libstdc++,
@@ -179,9 +179,10 @@ runner-java)
         "$jre/lib:$jre/lib/server" "${elves[@]}" "${jnis[@]}")
     done
     # -XX:-UsePerfData: no hsperfdata file in /tmp; the heap is a quarter of the pod's memory limit (the JVM's
-    # default), RocksDB's memory is native. Launcher puts the chosen rocksdbjni release on Main's class path.
+    # default), RocksDB's memory is native. --add-opens: the ycsb workload seeds each thread's ThreadLocalRandom,
+    # which YCSB's generators draw from (runner/java Ycsb.seedThread). Launcher puts the chosen rocksdbjni release on Main's class path.
     printf '%s\n' "${files[@]}" | pack runner-java kvbench-runner-java \
-      '["/opt/java/bin/java", "-XX:-UsePerfData", "-Dkvbench.home=/opt/kvbench", "-cp", "/opt/kvbench/lib/kvbench-runner-java-1.jar", "io.kvbench.rocksjava.Launcher"]' "$key"
+      '["/opt/java/bin/java", "-XX:-UsePerfData", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-Dkvbench.home=/opt/kvbench", "-cp", "/opt/kvbench/lib/kvbench-runner-java-1.jar", "io.kvbench.rocksjava.Launcher"]' "$key"
     log "runner-java image built in $(( $(date +%s) - t ))s"
   fi ;;
 *) log "unknown image $w"; exit 2 ;;

@@ -517,7 +517,11 @@ func YCSBTable(b *Benchmark) *Table {
 		if !isYCSB(p) {
 			continue
 		}
-		ratio, known := specRatio(b, p)
+		// The ratio the result recorded (a result file read on its own has no spec), else the spec's.
+		ratio, known := p.ReadWriteRatio, p.ReadWriteRatio != ""
+		if !known {
+			ratio, known = specRatio(b, p)
+		}
 		var r, w side
 		switch {
 		case len(p.Operations) > 0:
@@ -525,7 +529,7 @@ func YCSBTable(b *Benchmark) *Table {
 			if !known {
 				var share int
 				if share, known = measuredReadPercent(p.Operations); known {
-					ratio = rwRatio(share)
+					ratio = api.RatioOfPercent(share)
 				}
 			}
 		case known && strings.HasSuffix(ratio, ":0"):
@@ -580,18 +584,7 @@ func specRatio(b *Benchmark, p *Phase) (string, bool) {
 	if found == nil {
 		return "", false
 	}
-	letter := strings.ToUpper(string(found.Workload))
-	if letter == "E" && (found.ReadPercent != nil || found.ReadWriteRatio != "") {
-		return "", false // the rest is split between scans (reads) and inserts
-	}
-	switch {
-	case found.ReadWriteRatio != "":
-		return found.ReadWriteRatio, true
-	case found.ReadPercent != nil:
-		return rwRatio(int(*found.ReadPercent)), true
-	}
-	share, ok := map[string]int{"A": 50, "B": 95, "C": 100, "D": 95, "E": 95, "F": 50}[letter]
-	return rwRatio(share), ok
+	return found.RWRatio()
 }
 
 func measuredReadPercent(list []api.OperationSummary) (int, bool) {
@@ -608,20 +601,6 @@ func measuredReadPercent(list []api.OperationSummary) (int, bool) {
 		return 0, false
 	}
 	return int(math.Round(float64(r) * 100 / float64(r+w))), true
-}
-
-// rwRatio writes a read share in percent as the Pegasus tables do: 50 -> 1:1, 25 -> 1:3, 100 -> 1:0.
-func rwRatio(readPercent int) string {
-	r, w := readPercent, 100-readPercent
-	g := gcd(r, w)
-	return fmt.Sprintf("%d:%d", r/g, w/g)
-}
-
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // PulseTable is seed 002's "thread number | time cost in seconds" table: a row per thread count,

@@ -46,7 +46,7 @@ func TestFormats(t *testing.T) {
 		{micros(0.2449), "0.24"}, {micros(17.54), "17.5"}, {micros(2445.9), "2446"},
 		{seconds(12.8), "12.8"}, {seconds(16), "16"}, {seconds(1.7512), "1.75"}, {seconds(0.0866), "0.0866"}, {seconds(123.4), "123"},
 		{change(100, 125), "+25.0%"}, {change(10, 8), "-20.0%"}, {change(0, 5), Empty},
-		{rwRatio(50), "1:1"}, {rwRatio(25), "1:3"}, {rwRatio(95), "19:1"}, {rwRatio(100), "1:0"}, {rwRatio(0), "0:1"},
+		{api.RatioOfPercent(50), "1:1"}, {api.RatioOfPercent(25), "1:3"}, {api.RatioOfPercent(95), "19:1"}, {api.RatioOfPercent(100), "1:0"}, {api.RatioOfPercent(0), "0:1"},
 		{ops(99999.5), "100000"},
 	} {
 		if c.got != c.want {

@@ -88,8 +88,10 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("unknown engine", base().EngineNames("lmdb"), `engines[].name "lmdb" is not supported: use rocksdb, leveldb, pebble or rocksjava`),
 		// What the Java runner (engine rocksjava) does not do is refused at apply time.
 		Entry("rocksjava with a workload the Java runner lacks", base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava).Workloads(wl(kvv1.WorkloadReadRandom), wl(kvv1.WorkloadDeleteRandom)),
-			"engine rocksjava runs the workloads fillseq, fillrandom, overwrite, readrandom, readseq, readwhilewriting, seekrandom, stats and waitforcompaction only"),
-		Entry("rocksjava with YCSB", ycsbOn(base().EngineNames(kvv1.EngineRocksJava), nil, ycsbWL(kvv1.YCSBSpec{Workload: "C"})), "engine rocksjava runs the workloads"),
+			"engine rocksjava runs the workloads fillseq, fillrandom, overwrite, readrandom, readseq, readwhilewriting, seekrandom, ycsb, stats and waitforcompaction only"),
+		Entry("rocksjava with YCSB's permutedZipfian", ycsbOn(base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava), nil,
+			ycsbWL(kvv1.YCSBSpec{Workload: "C", RequestDistribution: ptr.To(kvv1.YCSBDistribution("permutedZipfian"))})),
+			"engine rocksjava draws with YCSB core's own generators, which have no permutedZipfian"),
 		Entry("rocksjava with a value size range", base().EngineNames(kvv1.EngineRocksJava).Dataset(func(d *kvv1.DatasetSpec) { d.ValueSizeRange = &kvv1.SizeRange{Min: 10, Max: 100} }),
 			"engine rocksjava needs db_bench's plain keys and fixed-size values"),
 		Entry("rocksjava with prefixes", base().EngineNames(kvv1.EngineRocksJava).Dataset(func(d *kvv1.DatasetSpec) { d.PrefixSize = 4 }), "engine rocksjava needs db_bench's plain keys"),
@@ -350,6 +352,12 @@ var _ = Describe("KVBenchmark validation", func() {
 				s.Reset, s.Repeat = kvv1.ResetPerPoint, 2
 				s.Dataset.LoadMode = kvv1.LoadFillRandom
 			})),
+		Entry("rocksdb and rocksjava with the YCSB letters and their parameters", ycsbOn(base().EngineNames(kvv1.EngineRocksDB, kvv1.EngineRocksJava),
+			func(y *kvv1.YCSBRecordSpec) { y.FieldCount, y.InsertOrder = ptr.To[int32](4), kvv1.YCSBInsertOrdered },
+			ycsbWL(kvv1.YCSBSpec{Workload: "A"}), ycsbWL(kvv1.YCSBSpec{Workload: "B", UpdateMode: kvv1.YCSBUpdateOverwrite}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "C", RequestDistribution: ptr.To(kvv1.YCSBDistribution("uniform"))}), ycsbWL(kvv1.YCSBSpec{Workload: "D"}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "E", MaxScanLength: ptr.To[int32](10)}),
+			ycsbWL(kvv1.YCSBSpec{Workload: "F", ReadWriteRatio: "30:1", ReadAllFields: ptr.To(false), WriteAllFields: ptr.To(true)}))),
 		Entry("the measurement protocol: warm-ups by ops and by duration, settle, reset perPoint", base().Workloads(
 			wl(kvv1.WorkloadReadRandom, func(s *kvv1.WorkloadSpec) { s.Warmup = &kvv1.WarmupSpec{Ops: ptr.To[int64](1000)} }),
 			wl(kvv1.WorkloadSeekRandom, func(s *kvv1.WorkloadSpec) {

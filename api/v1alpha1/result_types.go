@@ -83,6 +83,12 @@ type PhaseResult struct {
 	// each also counted under its own name, as YCSB counts them.
 	// +optional
 	EngineOps *EngineOps `json:"engineOps,omitempty"`
+	// ReadWriteRatio is a YCSB phase's configured reads:writes as the spec gives it ("30:1"; a
+	// readPercent or the letter's default mix reduced: 95 -> "19:1"), so that a result file read on
+	// its own reports the mix asked for, not the sampled one. Unset for E with an override (its rest
+	// is split between scans and inserts) and for results from before it was recorded.
+	// +optional
+	ReadWriteRatio string `json:"readWriteRatio,omitempty"`
 	// LatencyHistogram is the phase's latency histogram (every operation LatencyMicros covers, in
 	// nanoseconds, 1 ns to one hour at 3 significant digits) in HdrHistogram's portable encoding
 	// (V2 compressed, base64; runner/hist Decode). The Go and Java runners write the same layout, so

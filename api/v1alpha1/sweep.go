@@ -1,6 +1,10 @@
 package v1alpha1
 
-import "regexp"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // What a sweep does to its database, for the reset default and the memory model. The CRD's CEL
 // rules spell the same classification (writesRule in kvbenchmark_types.go's markers); sweep_test.go
@@ -29,6 +33,34 @@ func (w WorkloadSpec) Writes() bool {
 		return w.YCSB == nil || !w.YCSB.readOnly()
 	}
 	return false
+}
+
+// RWRatio is the configured reads:writes as the Pegasus tables write it: readWriteRatio as given,
+// readPercent or the letter's default share reduced (50 -> "1:1", 95 -> "19:1", 100 -> "1:0").
+// False for E with an override (the rest is split between scans and inserts) or an unknown letter.
+func (y *YCSBSpec) RWRatio() (string, bool) {
+	letter := strings.ToUpper(string(y.Workload))
+	if letter == "E" && (y.ReadPercent != nil || y.ReadWriteRatio != "") {
+		return "", false
+	}
+	switch {
+	case y.ReadWriteRatio != "":
+		return y.ReadWriteRatio, true
+	case y.ReadPercent != nil:
+		return RatioOfPercent(int(*y.ReadPercent)), true
+	}
+	share, ok := map[string]int{"A": 50, "B": 95, "C": 100, "D": 95, "E": 95, "F": 50}[letter]
+	return RatioOfPercent(share), ok
+}
+
+// RatioOfPercent writes a read share in percent as R:W in lowest terms: 25 -> "1:3".
+func RatioOfPercent(readPercent int) string {
+	r, w := readPercent, 100-readPercent
+	a, b := r, w
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return fmt.Sprintf("%d:%d", r/a, w/a)
 }
 
 func (y *YCSBSpec) readOnly() bool {

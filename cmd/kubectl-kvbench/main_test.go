@@ -106,6 +106,15 @@ func TestReportResultFile(t *testing.T) {
 		"readrandom        1         206721              16.1\n")
 }
 
+// A bare result of YCSB B at readWriteRatio 30:1 (kvbench-runner bench --engine=pebble --benchmarks=ycsb
+// --ycsb_workload=B --ycsb_read_write_ratio=30:1 --num=2000 --load=fillseq): its RW Ratio is the 30:1 the
+// result recorded, not the sampled share rounded to a percent (1934 reads : 66 updates, shown as 97:3
+// before the result recorded the mix).
+func TestReportResultFileShowsTheConfiguredRatio(t *testing.T) {
+	out := mustRun(t, "report", "-f", filepath.Join("testdata", "ycsb-b-30to1-pebble.result.json"), "--table", "ycsb")
+	contains(t, out, "pebble  ycsb-b        1      30:1  ")
+}
+
 // Multi-document YAML, lists and JSON.
 func TestReportDocumentKinds(t *testing.T) {
 	base, err := os.ReadFile(td("baseline.yaml"))

@@ -11,25 +11,19 @@ import (
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/runner/engine"
+	"github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
-// Hand-written OPTIONS files as a user brings them (issue 19): a few keys, the rest defaults.
+// Hand-written OPTIONS files as a user brings them (issue 19): a few keys, the rest defaults. The RocksDB
+// one is shared with runner/java's tests (the same file through both loaders).
+var rocksdbUserOptions = wrappers.RocksDBUserOptions
+
+// plainTableUserOptions is the user's file with a PlainTable factory instead of its BlockBasedTable section.
+var plainTableUserOptions = strings.Replace(rocksdbUserOptions,
+	"[TableOptions/BlockBasedTable \"default\"]\n  block_size=16384\n  block_cache=64M\n",
+	"  table_factory=PlainTable\n  prefix_extractor=rocksdb.FixedPrefix.4\n[TableOptions/PlainTable \"default\"]\n  user_key_len=16\n", 1)
+
 const (
-	rocksdbUserOptions = `# production
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  max_background_jobs=3
-  create_if_missing=false
-[CFOptions "default"]
-  write_buffer_size=8388608
-  max_write_buffer_number=5
-  level0_file_num_compaction_trigger=7
-  compression=kNoCompression
-[TableOptions/BlockBasedTable "default"]
-  block_size=16384
-`
 	pebbleUserOptions = `[Version]
   pebble_version=0.1
 [Options]
@@ -144,9 +138,7 @@ func TestOptionsFileTheEngineRefusesFailsEarly(t *testing.T) {
 			"pebble: unknown option: Level \"0\".mem_tabel_size"},
 		{"pebble unknown comparer", api.EnginePebble, strings.Replace(pebbleUserOptions, "[Options]\n", "[Options]\n  comparer=cockroach_comparator\n", 1), api.EngineOptions{},
 			`comparer "cockroach_comparator" is not in the runner`},
-		{"rocksdb block options over a PlainTable file", api.EngineRocksDB, strings.Replace(rocksdbUserOptions,
-			"[TableOptions/BlockBasedTable \"default\"]\n  block_size=16384\n",
-			"  table_factory=PlainTable\n  prefix_extractor=rocksdb.FixedPrefix.4\n[TableOptions/PlainTable \"default\"]\n  user_key_len=16\n", 1),
+		{"rocksdb block options over a PlainTable file", api.EngineRocksDB, plainTableUserOptions,
 			api.EngineOptions{BlockSize: ptr.To(resource.MustParse("8Ki"))},
 			"are BlockBasedTable options, and the OPTIONS file's table factory is PlainTable"},
 		{"leveldb has none", api.EngineLevelDB, rocksdbUserOptions, api.EngineOptions{}, "engine leveldb has no OPTIONS file"},
@@ -214,9 +206,7 @@ func TestDBBenchWorkloadGetsTheOptionsFile(t *testing.T) {
 // A PlainTable OPTIONS file runs: its files cannot be ingested, so the bulk load writes instead,
 // as with the typed plainTable.
 func TestPlainTableOptionsFileLoads(t *testing.T) {
-	file := strings.Replace(rocksdbUserOptions, "[DBOptions]\n", "[DBOptions]\n  allow_mmap_reads=true\n", 1)
-	file = strings.Replace(file, "[TableOptions/BlockBasedTable \"default\"]\n  block_size=16384\n",
-		"  table_factory=PlainTable\n  prefix_extractor=rocksdb.FixedPrefix.4\n[TableOptions/PlainTable \"default\"]\n  user_key_len=16\n", 1)
+	file := strings.Replace(plainTableUserOptions, "[DBOptions]\n", "[DBOptions]\n  allow_mmap_reads=true\n", 1)
 	cfg := api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB}, DBPath: dbDir(t), OptionsFile: writeOptions(t, file),
 		Threads: []int32{1}, Dataset: api.DatasetSpec{Num: i64(5000)},
 		Workloads: []api.WorkloadSpec{{Name: "readrandom", Num: i64(2000)}}}

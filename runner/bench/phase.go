@@ -253,6 +253,8 @@ type phase struct {
 	ops []reportedOp
 	// engineOps reports the threads' engine call counts.
 	engineOps bool
+	// readWriteRatio is a YCSB mix's configured reads:writes, recorded in the result.
+	readWriteRatio string
 	// work is the per-thread body.
 	work func(t *thread) error
 	// background runs alongside the threads (readwhilewriting's writer) until they finish.
@@ -597,6 +599,7 @@ func (e *env) summarize(p *phase, ts []*thread, iv *intervals, bg *thread, elaps
 	if p.engineOps {
 		r.EngineOps = &api.EngineOps{Gets: eng.gets, Puts: eng.puts, Seeks: eng.seeks, Nexts: eng.nexts}
 	}
+	r.ReadWriteRatio = p.readWriteRatio
 	// Every worker handed all its histograms over (finish) and the sampler merged them.
 	perKind := iv.total
 	secs := elapsed.Seconds()

@@ -347,6 +347,7 @@ func (y *ycsbRun) phase(w api.WorkloadSpec) *phase {
 	if y.limit < 1<<62 {
 		p.expected = y.limit * int64(y.threads)
 	}
+	p.readWriteRatio, _ = w.YCSB.RWRatio()
 	p.work = y.work
 	return p
 }

@@ -175,6 +175,12 @@ func TestYCSBReadWriteRatioRun(t *testing.T) {
 	if o := byName(res.Phases[2]); o["UPDATE"] != 0 || o["READ"] != 2*ops {
 		t.Errorf("1:0: %v", o)
 	}
+	// The configured ratio is recorded, so a result file read on its own reports it (not 97:3 sampled).
+	for i, r := range []string{"30:1", "0:1", "1:0"} {
+		if got := res.Phases[i].ReadWriteRatio; got != r {
+			t.Errorf("phase %d readWriteRatio %q, want %q", i, got, r)
+		}
+	}
 }
 
 // YCSB E's scans open their iterator on the current state, as YCSB's client does, so they see the

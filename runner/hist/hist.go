@@ -3,7 +3,12 @@
 package hist
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math/bits"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -138,9 +143,16 @@ func (h *Histogram) Encode() (string, error) {
 	return string(b), err
 }
 
+// maxInflated bounds what a histogram of this layout inflates to: V2's 40-byte header and at most 9
+// bytes (a ZigZag LEB128-64b9B count) per bucket. The encoding is bounded by the result limits, but
+// zlib multiplies it by up to ~1000, and hdrhistogram-go inflates without a bound.
+var maxInflated = 40 + 9*countsLen
+
 // Decode reads Encode's format, from either runner. The histogram must have this package's layout
 // (1 ns to one hour, 3 significant digits), so that its buckets are this package's buckets and a
-// merge is exact; anything else is an error.
+// merge is exact; anything else is an error. The layout is checked, and the inflated size bounded,
+// before hdrhistogram-go decodes it: its Decode inflates all there is and allocates the buckets of
+// whatever range the header claims.
 func Decode(s string) (h *Histogram, err error) {
 	// hdrhistogram-go slices its input without checking lengths (a short or truncated encoding
 	// panics); results are tenant input, so that is an error here.
@@ -149,13 +161,12 @@ func Decode(s string) (h *Histogram, err error) {
 			h, err = nil, fmt.Errorf("latency histogram: malformed encoding (%v)", r)
 		}
 	}()
+	if err := checkEncoding(s); err != nil {
+		return nil, fmt.Errorf("latency histogram: %v", err)
+	}
 	d, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("latency histogram: %v", err)
-	}
-	if d.LowestTrackableValue() != lowest || d.HighestTrackableValue() != highest || d.SignificantFigures() != sigFigs {
-		return nil, fmt.Errorf("latency histogram: range [%d, %d] at %d digits, want [%d, %d] at %d",
-			d.LowestTrackableValue(), d.HighestTrackableValue(), d.SignificantFigures(), int64(lowest), int64(highest), sigFigs)
 	}
 	counts := d.Export().Counts
 	if len(counts) != countsLen {
@@ -169,4 +180,45 @@ func Decode(s string) (h *Histogram, err error) {
 		h.total += c
 	}
 	return h, nil
+}
+
+// checkEncoding reads the V2 compressed encoding's headers as hdrhistogram-go does: the 8-byte
+// compressed header, then at most maxInflated bytes of the zlib stream, whose 40-byte header must
+// give this package's range and digits (so the bucket count is countsLen).
+func checkEncoding(s string) error {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	if len(raw) < 8 {
+		return fmt.Errorf("%d bytes, shorter than the 8-byte header", len(raw))
+	}
+	if cookie := int32(binary.BigEndian.Uint32(raw[0:4])) &^ 0xf0; cookie != hdrhistogram.V2CompressedEncodingCookieBase {
+		return fmt.Errorf("cookie %#x is not the V2 compressed encoding's %#x", cookie, hdrhistogram.V2CompressedEncodingCookieBase)
+	}
+	n := binary.BigEndian.Uint32(raw[4:8])
+	if uint64(n) > uint64(len(raw)-8) {
+		return fmt.Errorf("header says %d compressed bytes, %d follow", n, len(raw)-8)
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+n]))
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	inflated, err := io.ReadAll(io.LimitReader(z, int64(maxInflated)+1))
+	if err != nil {
+		return err
+	}
+	if len(inflated) > maxInflated {
+		return fmt.Errorf("inflates to more than %d bytes, the most a histogram of %d buckets takes", maxInflated, countsLen)
+	}
+	if len(inflated) < 40 {
+		return fmt.Errorf("inflates to %d bytes, shorter than the 40-byte header", len(inflated))
+	}
+	digits := int32(binary.BigEndian.Uint32(inflated[12:16]))
+	lo, hi := int64(binary.BigEndian.Uint64(inflated[16:24])), int64(binary.BigEndian.Uint64(inflated[24:32]))
+	if lo != lowest || hi != highest || digits != sigFigs {
+		return fmt.Errorf("range [%d, %d] at %d digits, want [%d, %d] at %d", lo, hi, digits, int64(lowest), int64(highest), sigFigs)
+	}
+	return nil
 }

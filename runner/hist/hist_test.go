@@ -1,11 +1,17 @@
 package hist
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/runner/keygen"
 )
 
@@ -153,5 +159,54 @@ func TestEncodeDecode(t *testing.T) {
 		if _, err := Decode(bad); err == nil {
 			t.Errorf("%q decoded", bad)
 		}
+	}
+}
+
+// A small encoding that inflates to a lot (a zlib bomb: 64 MiB of zeros in ~90 KB of base64, inside the
+// result limits' 256 KiB) and one whose header claims a range of millions of buckets are refused with
+// a clear error before the bytes or the buckets are allocated (hdrhistogram-go alone inflates all of it
+// and allocates whatever range the header says).
+func TestDecodeRefusesBombs(t *testing.T) {
+	encode := func(lo, hi int64, digits int32, payload int) string {
+		var inflated bytes.Buffer
+		hdr := make([]byte, 40)
+		binary.BigEndian.PutUint32(hdr[0:], uint32(hdrhistogram.V2EncodingCookieBase|0x10))
+		binary.BigEndian.PutUint32(hdr[4:], uint32(payload))
+		binary.BigEndian.PutUint32(hdr[12:], uint32(digits))
+		binary.BigEndian.PutUint64(hdr[16:], uint64(lo))
+		binary.BigEndian.PutUint64(hdr[24:], uint64(hi))
+		inflated.Write(hdr)
+		inflated.Write(make([]byte, payload)) // zigzag 0: a count of 0 per byte
+		var z bytes.Buffer
+		w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+		w.Write(inflated.Bytes())
+		w.Close()
+		raw := binary.BigEndian.AppendUint32(nil, uint32(hdrhistogram.V2CompressedEncodingCookieBase|0x10))
+		raw = binary.BigEndian.AppendUint32(raw, uint32(z.Len()))
+		return base64.StdEncoding.EncodeToString(append(raw, z.Bytes()...))
+	}
+	for _, c := range []struct {
+		name, enc, want string
+	}{
+		{"zlib bomb", encode(lowest, highest, sigFigs, 64<<20), "latency histogram: inflates to more than"},
+		{"a range of millions of buckets", encode(1, 1<<62, 5, 16), "latency histogram: range [1, 4611686018427387904] at 5 digits, want [1, 3600000000000] at 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if len(c.enc) > api.DefaultResultLimits.Histogram {
+				t.Fatalf("the encoding is %d bytes, over the result limit %d", len(c.enc), api.DefaultResultLimits.Histogram)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Decode(c.enc)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("err %v, want %q", err, c.want)
+			}
+			// The inflated bytes read are bounded by maxInflated (~0.3 MB); the bomb's 64 MiB or the claimed
+			// range's 47 MB of buckets would be far over this.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+				t.Errorf("decoding allocated %d MB", alloc>>20)
+			}
+		})
 	}
 }

@@ -36,6 +36,10 @@ import (
 	wrappers "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
+// javaAddOpens lets the ycsb workload seed each thread's ThreadLocalRandom (YCSB's generators draw
+// from it), as the image's entrypoint (hack/build-images.sh) does.
+const javaAddOpens = "--add-opens=java.base/java.lang=ALL-UNNAMED"
+
 // javaRunner returns the command line that starts the RocksJava runner, building it on first use.
 func javaRunner(t *testing.T) []string {
 	t.Helper()
@@ -56,7 +60,7 @@ func javaRunner(t *testing.T) []string {
 		}
 		t.Fatalf("the RocksJava runner did not build (hack/rocksjava-runner.sh): %s", msg)
 	}
-	return []string{"-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
+	return []string{javaAddOpens, "-cp", strings.TrimSpace(string(out)), "io.kvbench.rocksjava.Main", "bench"}
 }
 
 // runJava runs the Java runner with args and returns stdout, stderr and the exit code.
@@ -84,6 +88,16 @@ func strictDecode(t *testing.T, data []byte, v any) {
 	}
 }
 
+// decodeFile strictly decodes the JSON file at path into v.
+func decodeFile(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strictDecode(t, data, v)
+}
+
 const (
 	testNum     = 10000
 	testReads   = 10000
@@ -105,12 +119,8 @@ func TestRocksJavaRunnerWritesWhatTheGoSideReads(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 	}
-	data, err := os.ReadFile(resultPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res api.Result
-	strictDecode(t, data, &res)
+	decodeFile(t, resultPath, &res)
 	if !api.KnownResultSchema(res.SchemaVersion) || res.Engine != "rocksjava" || res.EngineVersion != "rocksdb 7.8.3" || res.Error != "" {
 		t.Fatalf("result header: schema %q engine %q version %q error %q", res.SchemaVersion, res.Engine, res.EngineVersion, res.Error)
 	}
@@ -485,23 +495,9 @@ func jobArgs(t *testing.T, b *api.KVBenchmark, run plan.Run, dir string) []strin
 	if ctr.Image != opts.JavaRunnerImage {
 		t.Fatalf("%s runs in %s, want the Java runner's image %s", run.Engine.Name, ctr.Image, opts.JavaRunnerImage)
 	}
-	var args []string
-	for _, a := range ctr.Args {
-		switch {
-		case strings.HasPrefix(a, "--config-json="):
-			var cfg api.RunnerConfig
-			strictDecode(t, []byte(strings.TrimPrefix(a, "--config-json=")), &cfg)
-			cfg.DBPath = filepath.Join(dir, "db")
-			j, _ := json.Marshal(cfg)
-			a = "--config-json=" + string(j)
-		case strings.HasPrefix(a, "--summary-file="):
-			a = "--summary-file=" + filepath.Join(dir, "summary.json")
-		case strings.HasPrefix(a, "--json="):
-			a = "--json=" + filepath.Join(dir, "result.json")
-		case strings.HasPrefix(a, "--metrics-addr="):
-			a = "--metrics-addr=127.0.0.1:0" // the rendered :8080 may be taken on a shared machine
-		}
-		args = append(args, a)
+	args, err := wrappers.LocalRunnerArgs(ctr.Args, dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return args
 }
@@ -521,7 +517,7 @@ func TestRocksJavaLauncherRunsTheRequestedRocksdbjniRelease(t *testing.T) {
 	}
 	home := strings.TrimSpace(string(out))
 	launcher := []string{"-Dkvbench.home=" + home, "-Djava.io.tmpdir=" + filepath.Join(t.TempDir(), "no-such-dir"),
-		"-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
+		javaAddOpens, "-cp", filepath.Join(home, "lib", "kvbench-runner-java-1.jar"), "io.kvbench.rocksjava.Launcher"}
 	for _, c := range []struct{ version, want, err string }{
 		{"", "7.8.3", ""},
 		{"9.10.0", "9.10.0", ""},
@@ -576,6 +572,20 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 		{good(func(c *api.RunnerConfig) { c.CacheMode = api.CacheCold }), "cacheMode cold is not supported by the rocksjava runner"},
 		{good(func(c *api.RunnerConfig) { c.OptionsFile = "/etc/kvbench/no-such/OPTIONS" }), "rocksdb OPTIONS file /etc/kvbench/no-such/OPTIONS: "},
 		{good(func(c *api.RunnerConfig) { c.Dataset.ValueSizeRange = &api.SizeRange{Min: 1, Max: 9} }), "dataset.valueSizeRange is not supported"},
+		{good(func(c *api.RunnerConfig) {
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A"}}
+		}),
+			"ycsb workloads need YCSB records (dataset.ycsb)"},
+		{good(func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "A", RequestDistribution: ptr(api.YCSBDistribution("permutedZipfian"))}}
+		}), "ycsb requestDistribution permutedZipfian (the Go runner's own, not YCSB core's) is not supported by the rocksjava runner"},
+		{good(func(c *api.RunnerConfig) { c.Dataset.YCSB = &api.YCSBRecordSpec{} }),
+			"workload readrandom needs db_bench's keys; the dataset holds YCSB records"},
+		{good(func(c *api.RunnerConfig) {
+			c.Dataset.YCSB = &api.YCSBRecordSpec{}
+			c.Workloads[0] = api.WorkloadSpec{Name: api.WorkloadYCSB, YCSB: &api.YCSBSpec{Workload: "G"}}
+		}), `workloads[ycsb].ycsb: unknown YCSB workload "G" (A-F)`},
 		{`--config-json={"engine":{"name":"rocksjava"},"newField":1}`, "unknown field newField"},
 		{"--config-json=not json", "config: "},
 		{"--no-such-flag=1", "unknown flag --no-such-flag"},

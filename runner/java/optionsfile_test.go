@@ -21,25 +21,8 @@ import (
 	wrappers "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
-// A hand-written OPTIONS file as a user brings it (issue 19): a few keys, the rest RocksDB's defaults;
-// block_cache is how a file sizes the block cache (docs/operator.md: the CRD's message for rocksjava), and
-// both loaders must take it.
-const userOptions = `# production
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  max_background_jobs=3
-  create_if_missing=false
-[CFOptions "default"]
-  write_buffer_size=8388608
-  max_write_buffer_number=5
-  level0_file_num_compaction_trigger=7
-  compression=kNoCompression
-[TableOptions/BlockBasedTable "default"]
-  block_size=16384
-  block_cache=64M
-`
+// The user's OPTIONS file, the same text runner/bench's tests give the Go runner.
+var userOptions = wrappers.RocksDBUserOptions
 
 func writeFile(t *testing.T, text string) string {
 	t.Helper()
@@ -130,7 +113,9 @@ func TestRocksJavaOptionsFileIsTheBaseAndTypedOptionsOverride(t *testing.T) {
 }
 
 // A file RocksDB's loader refuses fails the run before any phase, with the loader's message in the result
-// line; so do a second column family and the table options the Java runner cannot set over a file.
+// line, its first line as the Go runner's (engine rocksdb, the same RocksDB) for the same file: RocksDB's
+// Status string, "Invalid argument: ..."; so do a second column family and the table options the Java
+// runner cannot set over a file.
 func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 	java := runEntryPoint(t)
 	for _, tc := range []struct {
@@ -140,9 +125,10 @@ func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 		want string
 	}{
 		{"unknown key", strings.Replace(userOptions, "max_background_jobs=3", "max_backgruond_jobs=3", 1), api.EngineOptions{},
-			"rocksdb OPTIONS file %s: Could not find option: : max_backgruond_jobs"},
+			"rocksdb OPTIONS file %s: Invalid argument: Could not find option: : max_backgruond_jobs"},
 		{"bad value", strings.Replace(userOptions, "write_buffer_size=8388608", "write_buffer_size=lots", 1), api.EngineOptions{},
-			"rocksdb OPTIONS file %s: Error parsing write_buffer_size"},
+			"rocksdb OPTIONS file %s: Invalid argument: Error parsing write_buffer_size"},
+		{"not an OPTIONS file", "write_buffer_size: 64Mi\n", api.EngineOptions{}, "rocksdb OPTIONS file %s: "},
 		{"another column family", userOptions + "[CFOptions \"events\"]\n  write_buffer_size=1048576\n", api.EngineOptions{},
 			"has column families default, events: the runner benchmarks the default column family only"},
 		{"a table option over the file", userOptions, api.EngineOptions{BloomBits: ptr[int32](10)},
@@ -161,6 +147,75 @@ func TestRocksJavaOptionsFileTheLoaderRefusesFailsTheRun(t *testing.T) {
 			if code != 1 || !strings.Contains(res.Error, want) || len(res.Phases) != 0 {
 				t.Errorf("exit %d, error %q, %d phases; want exit 1 and an error with %q\nstderr:\n%s", code, res.Error, len(res.Phases), want, stderr)
 			}
+			if !strings.HasPrefix(want, "rocksdb OPTIONS file") {
+				return
+			}
+			var out bytes.Buffer
+			_, err := bench.Run(context.Background(), api.RunnerConfig{Engine: api.EngineSpec{Name: api.EngineRocksDB},
+				DBPath: filepath.Join(t.TempDir(), "db"), OptionsFile: file, Threads: []int32{1},
+				Dataset: api.DatasetSpec{Num: ptr[int64](100)}, Workloads: []api.WorkloadSpec{{Name: api.WorkloadReadRandom}}},
+				bench.Options{Stdout: &out, Stderr: &out})
+			if err == nil {
+				t.Fatalf("the Go runner took the file\n%s", out.String())
+			}
+			goLine, _, _ := strings.Cut(err.Error(), "\n")
+			javaLine, _, _ := strings.Cut(res.Error, "\n")
+			if javaLine != goLine {
+				t.Errorf("first line of the error:\nrocksjava: %s\nGo runner: %s", javaLine, goLine)
+			}
 		})
+	}
+}
+
+// The bench CLI's --options_file means what the Go runner's flag means: the file is the base, only the
+// engine flags given explicitly go over it (not the flags' defaults), and the keys they override are
+// listed in provenance as the Go runner lists them for the same file and flags (--write_buffer_size ->
+// engines[].options.writeBufferSize). The table flags are refused with a file, as optionsFile's are.
+func TestRocksJavaBenchOptionsFileFlag(t *testing.T) {
+	java := javaRunner(t)
+	file := writeFile(t, userOptions)
+	resultPath := filepath.Join(t.TempDir(), "r.json")
+	stdout, stderr, code := runJava(t, java, "--db="+filepath.Join(t.TempDir(), "db"), "--options_file="+file,
+		"--write_buffer_size=4194304", "--benchmarks=fillrandom,readrandom", "--num=5000", "--json="+resultPath)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var res api.Result
+	decodeFile(t, resultPath, &res)
+	p := res.Provenance
+	if p == nil || p.OptionsFile == nil || len(res.Phases) != 2 {
+		t.Fatalf("%d phases, provenance %+v; want 2 phases and the effective OPTIONS file", len(res.Phases), p)
+	}
+	effective := map[string]string{}
+	for _, e := range engine.ParseOptionsText(p.OptionsFile.Text) {
+		effective[e.Key] = e.Value
+	}
+	// max_write_buffer_number, max_background_jobs, compression: the file's, not the flags' defaults (2, 2, snappy).
+	for _, kv := range []string{"DBOptions/max_background_jobs=3", `CFOptions "default"/max_write_buffer_number=5`,
+		`CFOptions "default"/compression=kNoCompression`, `CFOptions "default"/write_buffer_size=4194304`,
+		`TableOptions/BlockBasedTable "default"/block_size=16384`} {
+		k, v, _ := strings.Cut(kv, "=")
+		if effective[k] != v {
+			t.Errorf("effective %s = %q, want %q", k, effective[k], v)
+		}
+	}
+	// The Go runner's bench --options_file=F --write_buffer_size=4194304 is this config (benchcmd.go sets
+	// only the flags given).
+	var out bytes.Buffer
+	gres, err := bench.Run(context.Background(), api.RunnerConfig{
+		Engine: api.EngineSpec{Name: api.EngineRocksDB, Options: api.EngineOptions{WriteBufferSize: resource.NewQuantity(4194304, resource.BinarySI)}},
+		DBPath: filepath.Join(t.TempDir(), "db"), OptionsFile: file, Threads: []int32{1},
+		Dataset:   api.DatasetSpec{Num: ptr[int64](5000), LoadMode: api.LoadNone},
+		Workloads: []api.WorkloadSpec{{Name: api.WorkloadFillRandom}}}, bench.Options{Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatalf("Go runner: %v\n%s", err, out.String())
+	}
+	if len(p.OptionsOverrides) != 2 || !reflect.DeepEqual(p.OptionsOverrides, gres.Provenance.OptionsOverrides) {
+		t.Errorf("rocksjava --options_file overrides %v\nGo runner's %v", p.OptionsOverrides, gres.Provenance.OptionsOverrides)
+	}
+	stdout, stderr, code = runJava(t, java, "--db="+filepath.Join(t.TempDir(), "db"), "--options_file="+file, "--bloom_bits=10", "--block_size=8192")
+	want := "kvbench-runner-java: error: --block_size, --bloom_bits with --options_file: the rocksjava runner cannot set BlockBasedTable options"
+	if code != 1 || !strings.HasPrefix(stderr, want) || stdout != "" {
+		t.Errorf("table flags with --options_file: exit %d, stderr %q; want exit 1 and %q", code, stderr, want)
 	}
 }

@@ -5,7 +5,6 @@ package multiarch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/hack/imagebuild/oci"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
+	"k8s.io/utils/ptr"
 )
 
 var (
@@ -39,8 +39,18 @@ func TestJavaRunnerImage(t *testing.T) {
 	b := w.MakeKVBenchmark("jimg", "ns").EngineNames(api.EngineRocksJava).DatasetNum(2000).Threads(2).Workloads(
 		api.WorkloadSpec{Name: api.WorkloadFillRandom}, api.WorkloadSpec{Name: api.WorkloadReadRandom}).
 		EditSpec(func(s *api.KVBenchmarkSpec) { s.Dataset.LoadMode = api.LoadFillSeq }).Obj()
-	run := plan.Plan(b)[0]
-	job, err := render.Job(b, run, render.DefaultOptions())
+	job, err := render.Job(b, plan.Plan(b)[0], render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The YCSB letters: YCSB core's jar in the image, and the entrypoint's --add-opens that seeds its generators.
+	yb := w.MakeKVBenchmark("jycsb", "ns").EngineNames(api.EngineRocksJava).DatasetNum(2000).Threads(1).Workloads(
+		api.WorkloadSpec{Name: api.WorkloadYCSB, Num: ptr.To[int64](2000), YCSB: &api.YCSBSpec{Workload: "A"}}).
+		EditSpec(func(s *api.KVBenchmarkSpec) {
+			s.Dataset.LoadMode = api.LoadFillSeq
+			s.Dataset.YCSB = &api.YCSBRecordSpec{FieldCount: ptr.To[int32](4)}
+		}).Obj()
+	yjob, err := render.Job(yb, plan.Plan(yb)[0], render.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,45 +68,9 @@ func TestJavaRunnerImage(t *testing.T) {
 			if err := oci.Unpack(idx, arch, root); err != nil {
 				t.Fatal(err)
 			}
-			// The entrypoint's image paths, inside the unpacked root.
-			var args []string
-			for _, a := range cf.Config.Entrypoint {
-				for _, p := range []string{"/opt/"} {
-					a = strings.Replace(a, p, filepath.Join(root, p)+"/", 1)
-				}
-				args = append(args, a)
-			}
-			args = append(args[:1], append([]string{"-Djava.io.tmpdir=" + filepath.Join(work, "no-such-dir")}, args[1:]...)...)
-			for _, a := range job.Spec.Template.Spec.Containers[0].Args {
-				switch {
-				case strings.HasPrefix(a, "--config-json="):
-					var cfg api.RunnerConfig
-					if err := json.Unmarshal([]byte(strings.TrimPrefix(a, "--config-json=")), &cfg); err != nil {
-						t.Fatal(err)
-					}
-					cfg.DBPath = filepath.Join(work, "db")
-					j, _ := json.Marshal(cfg)
-					a = "--config-json=" + string(j)
-				case strings.HasPrefix(a, "--summary-file="):
-					a = "--summary-file=" + filepath.Join(work, "summary.json")
-				case strings.HasPrefix(a, "--json="):
-					a = "--json=" + filepath.Join(work, "result.json")
-				}
-				args = append(args, a)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, emu, append([]string{"-L", root}, args...)...)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			start := time.Now()
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%v\n%s\n%s", err, out.String(), errb.String())
-			}
-			t.Logf("%s: %.1fs emulated", arch, time.Since(start).Seconds())
-			l, err := archive.ReadLog(strings.NewReader(out.String()), api.DefaultResultLimits, true)
-			if err != nil || l.Result == nil || l.Result.Error != "" || l.Load == nil || len(l.Phases) != 2 {
-				t.Fatalf("log: %v, result %+v\n%s", err, l.Result, errb.String())
+			l := runJavaJob(t, emu, root, work, cf.Config.Entrypoint, job.Spec.Template.Spec.Containers[0].Args, arch)
+			if len(l.Phases) != 2 {
+				t.Fatalf("phases: %d", len(l.Phases))
 			}
 			for i, wl := range []string{"fillrandom", "readrandom"} {
 				if p := l.Result.Phases[i]; p.Workload != wl || p.Ops != 4000 || p.LatencyHistogram == "" {
@@ -106,6 +80,46 @@ func TestJavaRunnerImage(t *testing.T) {
 			if lib := l.Result.Provenance.Libraries; lib["rocksdbjni"] != "7.8.3" || !strings.Contains(lib["jvm"], "17.") {
 				t.Errorf("provenance libraries %v", lib)
 			}
+			y := runJavaJob(t, emu, root, t.TempDir(), cf.Config.Entrypoint, yjob.Spec.Template.Spec.Containers[0].Args, arch)
+			if p := y.Result.Phases[0]; len(y.Phases) != 1 || p.Workload != "ycsb-a" || p.Ops != 2000 || p.Found == nil ||
+				*p.Found != p.EngineOps.Gets || len(p.Operations) != 2 {
+				t.Errorf("ycsb phase: %+v", y.Result.Phases)
+			}
 		})
 	}
+}
+
+// runJavaJob runs a rendered Job's container arguments after the image's entrypoint under emu, with the
+// database and output paths moved into work, and returns the log the operator reads.
+func runJavaJob(t *testing.T, emu, root, work string, entrypoint, jobArgs []string, arch string) *archive.Log {
+	t.Helper()
+	// The entrypoint's image paths, inside the unpacked root.
+	var args []string
+	for _, a := range entrypoint {
+		for _, p := range []string{"/opt/"} {
+			a = strings.Replace(a, p, filepath.Join(root, p)+"/", 1)
+		}
+		args = append(args, a)
+	}
+	args = append(args[:1], append([]string{"-Djava.io.tmpdir=" + filepath.Join(work, "no-such-dir")}, args[1:]...)...)
+	local, err := w.LocalRunnerArgs(jobArgs, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, local...)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, emu, append([]string{"-L", root}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out.String(), errb.String())
+	}
+	t.Logf("%s: %.1fs emulated", arch, time.Since(start).Seconds())
+	l, err := archive.ReadLog(strings.NewReader(out.String()), api.DefaultResultLimits, true)
+	if err != nil || l.Result == nil || l.Result.Error != "" || l.Load == nil {
+		t.Fatalf("log: %v, result %+v\n%s", err, l.Result, errb.String())
+	}
+	return l
 }

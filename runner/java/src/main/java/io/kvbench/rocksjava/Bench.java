@@ -48,6 +48,12 @@ public final class Bench {
     long startNs;
     long endNs;
     long allocated; // bytes this thread allocated on the Java heap during its loop
+    // ycsb: per-kind histograms (Ycsb.READ..), engine calls, the record pool's view and next record
+    Histogram[] kinds;
+    long gets, puts, seeks, nexts;
+    ByteBuffer recView;
+    long rec;
+    final byte[] digits = new byte[20];
 
     Worker(long seed) {
       rand = new Rand(seed);
@@ -107,26 +113,60 @@ public final class Bench {
     for (int i = 0; i < threads; i++) {
       ws.add(new Worker(seed * 1000003 + salt * 7919L + i + 1));
     }
+    Ycsb.Chooser chooser = null;
+    if (name.equals("ycsb")) {
+      // The Go runner's opcount: the phase's operations when bounded by a count, none under a duration alone.
+      long opcount = limit < (1L << 62) ? Math.min(limit * threads, Integer.MAX_VALUE) : 0;
+      chooser = new Ycsb.Chooser(c.ycsbMix, c.ycsbShape, c.ycsbInserted, c.num, opcount);
+      Ycsb.Records records = Ycsb.records(c);
+      for (int i = 0; i < threads; i++) {
+        Worker w = ws.get(i);
+        w.kinds = new Histogram[Ycsb.KINDS];
+        for (int k = 0; k < Ycsb.KINDS; k++) {
+          w.kinds[k] = Hist.create();
+        }
+        w.recView = records.data.duplicate();
+        w.rec = i * 7919L; // the Go runner's place of thread i in the record pool
+      }
+    }
+    Ycsb.Chooser ch = chooser;
     Model.EngineStats before = engine.snapshot();
     Usage u0 = Usage.now();
     CountDownLatch go = new CountDownLatch(1);
     AtomicReference<Throwable> failed = new AtomicReference<>();
     List<Thread> ts = new ArrayList<>();
     long[] t0 = new long[1];
+    // JDK 17's ThreadLocalRandom steps by a gamma that depends on the thread's id: YCSB's draws (and the Go
+    // runner's, which hack/ycsb-ref holds to them on the JVM's main thread, id 1) are reproduced only on thread 1.
+    // So one ycsb thread runs on the calling (main) thread, and draws exactly what the Go runner draws; more threads
+    // draw YCSB's distributions, each from its own seed.
+    boolean inline = ch != null && threads == 1 && Thread.currentThread().getId() == 1;
+    List<Runnable> inlined = new ArrayList<>();
     for (Worker w : ws) {
-      Thread t = new Thread(() -> {
+      Runnable body = () -> {
         try {
           go.await();
           long a0 = allocatedBytes();
           w.startNs = System.nanoTime();
-          work(name, w, limit, dns > 0 ? t0[0] + deadline : Long.MAX_VALUE);
+          if (ch != null) {
+            Ycsb.seedThread(w.rand.next()); // the Go runner's y.seed(t): the thread generator's first draw
+            w.startNs = System.nanoTime();
+            ycsb(ch, w, limit, dns > 0 ? t0[0] + deadline : Long.MAX_VALUE);
+          } else {
+            work(name, w, limit, dns > 0 ? t0[0] + deadline : Long.MAX_VALUE);
+          }
           w.endNs = System.nanoTime();
           w.allocated = allocatedBytes() - a0;
         } catch (Throwable e) {
           failed.compareAndSet(null, e);
           w.endNs = System.nanoTime();
         }
-      }, "kvbench-" + name);
+      };
+      if (inline) {
+        inlined.add(body);
+        continue;
+      }
+      Thread t = new Thread(body, "kvbench-" + name);
       ts.add(t);
       t.start();
     }
@@ -152,6 +192,9 @@ public final class Bench {
     }
     t0[0] = System.nanoTime();
     go.countDown();
+    for (Runnable r : inlined) {
+      r.run();
+    }
     for (Thread t : ts) {
       t.join();
     }
@@ -174,7 +217,16 @@ public final class Bench {
         name, ops > 0 ? (double) allocated / ops : 0));
     Usage u1 = Usage.now();
     Model.EngineStats after = engine.snapshot();
-    return summarize(name, ws, writer, elapsedNs, rate, Usage.between(u0, u1), Engine.delta(before, after));
+    if (ch != null) {
+      // The next record number to insert, for the run's later phases.
+      long inserts = 0;
+      for (Worker w : ws) {
+        inserts += w.kinds[Ycsb.INSERT].getTotalCount();
+      }
+      c.ycsbInserted.addAndGet(inserts);
+    }
+    String reported = ch != null ? "ycsb-" + c.ycsbMix.letter.toLowerCase(java.util.Locale.ROOT) : name;
+    return summarize(reported, ws, writer, elapsedNs, rate, Usage.between(u0, u1), Engine.delta(before, after));
   }
 
   private void work(String name, Worker w, long limit, long deadline) throws RocksDBException {
@@ -269,6 +321,141 @@ public final class Bench {
     }
   }
 
+  /**
+   * One ycsb client thread: CoreWorkload.doTransaction limit times (or until the deadline), drawing from the
+   * thread's ThreadLocalRandom exactly what YCSB draws, through YCSB's generators, with the RocksDB binding's
+   * engine calls (runner/bench/ycsb.go's work). Each transaction is timed from the previous one's end; a
+   * read-modify-write's read and update are also timed on their own (YCSB's READ and UPDATE).
+   */
+  private void ycsb(Ycsb.Chooser ch, Worker w, long limit, long deadline) throws RocksDBException {
+    Ycsb.Mix m = ch.m;
+    int fieldCount = c.ycsbShape.fieldCount;
+    Ycsb.Records recs = Ycsb.records(c);
+    long prev = w.startNs;
+    for (long i = 0; i < limit; i++) {
+      int kind;
+      switch (ch.ops.nextString()) {
+        case "READ" -> {
+          long k = ch.nextKeynum();
+          if (!m.readAll) {
+            ch.field.nextValue(); // the field to read; the engine reads the record either way
+          }
+          ycsbGet(w, k);
+          kind = Ycsb.READ;
+        }
+        case "UPDATE" -> {
+          long k = ch.nextKeynum();
+          ycsbUpdate(w, recs, k, ycsbFields(ch, fieldCount));
+          kind = Ycsb.UPDATE;
+        }
+        case "INSERT" -> {
+          long k = ch.acked.nextValue();
+          Ycsb.skip(fieldCount); // buildValues' RandomByteIterators
+          ycsbPut(w, k, recs.record(w.recView, w.rec++));
+          ch.acked.acknowledge(k);
+          kind = Ycsb.INSERT;
+        }
+        case "SCAN" -> {
+          long k = ch.nextKeynum();
+          int n = ch.scanLength.nextValue().intValue();
+          if (!m.readAll) {
+            ch.field.nextValue();
+          }
+          ycsbScan(w, k, n);
+          kind = Ycsb.SCAN;
+        }
+        default -> { // READMODIFYWRITE
+          long k = ch.nextKeynum();
+          if (!m.readAll) {
+            ch.field.nextValue();
+          }
+          int f = ycsbFields(ch, fieldCount);
+          ycsbGet(w, k);
+          long mid = System.nanoTime();
+          Hist.record(w.kinds[Ycsb.READ_IN_RMW], mid - prev);
+          ycsbUpdate(w, recs, k, f);
+          Hist.record(w.kinds[Ycsb.UPDATE_IN_RMW], System.nanoTime() - mid);
+          kind = Ycsb.RMW;
+        }
+      }
+      long now = System.nanoTime();
+      Hist.record(w.kinds[kind], now - prev);
+      prev = now;
+      w.ops++;
+      if (now >= deadline) {
+        break;
+      }
+    }
+  }
+
+  /** What buildValues (writeallfields) or buildSingleValue draw: the field written, -1 for all of them. */
+  private static int ycsbFields(Ycsb.Chooser ch, int fieldCount) {
+    if (ch.m.writeAll) {
+      Ycsb.skip(fieldCount); // each field's RandomByteIterator draws once
+      return -1;
+    }
+    int f = ch.field.nextValue().intValue();
+    Ycsb.skip(1);
+    return f;
+  }
+
+  /** The binding's read: one get of the whole record. */
+  private boolean ycsbGet(Worker w, long k) throws RocksDBException {
+    ByteBuffer key = Ycsb.key(w.key, w.digits, k, c.ycsbShape);
+    int klen = key.remaining();
+    w.val.clear();
+    int n = engine.db.get(engine.readOptions, key, w.val);
+    w.gets++;
+    if (n == RocksDB.NOT_FOUND) {
+      return false;
+    }
+    w.found++;
+    w.bytes += klen + n;
+    return true;
+  }
+
+  private void ycsbPut(Worker w, long k, ByteBuffer val) throws RocksDBException {
+    ByteBuffer key = Ycsb.key(w.key, w.digits, k, c.ycsbShape);
+    w.bytes += key.remaining() + val.remaining();
+    engine.db.put(engine.writeOptions, key, val);
+    w.puts++;
+  }
+
+  /**
+   * update writes field f (-1: every field). merge is the RocksDB binding's: get the record, put a whole record
+   * back (nothing when it does not exist); the written record is the pool's next. overwrite puts the written
+   * fields alone, without the get.
+   */
+  private void ycsbUpdate(Worker w, Ycsb.Records recs, long k, int f) throws RocksDBException {
+    ByteBuffer val;
+    if (!c.ycsbMix.overwrite) {
+      if (!ycsbGet(w, k)) {
+        return;
+      }
+      val = recs.record(w.recView, w.rec);
+    } else {
+      val = f >= 0 ? recs.field(w.recView, w.rec, f) : recs.record(w.recView, w.rec);
+    }
+    w.rec++;
+    ycsbPut(w, k, val);
+  }
+
+  /** The binding's scan: a new iterator (it sees the phase's inserts), a seek, up to n records read. */
+  private void ycsbScan(Worker w, long k, int n) throws RocksDBException {
+    try (RocksIterator it = engine.db.newIterator(engine.readOptions)) {
+      it.seek(Ycsb.key(w.key, w.digits, k, c.ycsbShape));
+      w.seeks++;
+      for (int j = 0; j < n && it.isValid(); j++) {
+        w.keyOut.clear();
+        w.val.clear();
+        w.bytes += it.key(w.keyOut) + it.value(w.val);
+        it.next();
+        w.nexts++;
+      }
+      it.status();
+    }
+  }
+
   static final int LOAD_BATCH = 1000; // the Go runner's loadBatch
 
   /**
@@ -288,12 +475,15 @@ public final class Bench {
       }
     }
     long prev = w.startNs;
+    Ycsb.Records recs = c.ycsbShape != null ? Ycsb.records(c) : null;
+    ByteBuffer view = recs != null ? recs.data.duplicate() : null;
     try (org.rocksdb.WriteBatch b = new org.rocksdb.WriteBatch()) {
       for (long i = 0; i < n; i++) {
         long v = c.loadRandom ? (i * stride) % n : i;
-        ByteBuffer val = w.values.next();
-        w.bytes += c.keySize + val.remaining();
-        b.put(w.key(v), val);
+        ByteBuffer val = recs != null ? recs.record(view, i) : w.values.next();
+        ByteBuffer key = recs != null ? Ycsb.key(w.key, w.digits, v, c.ycsbShape) : w.key(v);
+        w.bytes += key.remaining() + val.remaining();
+        b.put(key, val);
         if (b.count() >= LOAD_BATCH || i == n - 1) {
           engine.db.write(engine.writeOptions, b);
           b.clear();
@@ -365,6 +555,11 @@ public final class Bench {
       bytes += w.bytes;
       threadSeconds += (w.endNs - w.startNs) / 1e9;
       all.add(w.hist);
+      if (w.kinds != null) {
+        for (int k = 0; k <= Ycsb.RMW; k++) { // the transactions; the parts of a read-modify-write are in it
+          all.add(w.kinds[k]);
+        }
+      }
     }
     double secs = elapsedNs / 1e9;
     r.ops = ops;
@@ -376,8 +571,11 @@ public final class Bench {
     if (ops > 0) {
       r.microsPerOp = round(threadSeconds * 1e6 / ops, 1e3);
     }
-    if (name.startsWith("read") && !name.equals("readseq") || name.equals("seekrandom")) {
+    if (name.startsWith("read") && !name.equals("readseq") || name.equals("seekrandom") || name.startsWith("ycsb")) {
       r.found = found;
+    }
+    if (ws.get(0).kinds != null) {
+      ycsbOperations(r, ws, secs);
     }
     r.latencyMicros = Hist.percentiles(all);
     r.latencyHistogram = all.getTotalCount() > 0 ? Hist.encode(all) : null;
@@ -404,6 +602,31 @@ public final class Bench {
     r.engineStats = stats;
     r.engineDumps = engine.dumps();
     return r;
+  }
+
+  /** A ycsb phase's breakdown by YCSB's names (a read-modify-write's parts under READ and UPDATE), engine calls. */
+  private static void ycsbOperations(Model.Phase r, List<Worker> ws, double secs) {
+    Model.EngineOps e = new Model.EngineOps();
+    Histogram[] per = new Histogram[Ycsb.REPORTED.length];
+    for (int k = 0; k < per.length; k++) {
+      per[k] = Hist.create();
+    }
+    for (Worker w : ws) {
+      e.gets += w.gets;
+      e.puts += w.puts;
+      e.seeks += w.seeks;
+      e.nexts += w.nexts;
+      for (int k = 0; k < Ycsb.KINDS; k++) {
+        per[k == Ycsb.READ_IN_RMW ? Ycsb.READ : k == Ycsb.UPDATE_IN_RMW ? Ycsb.UPDATE : k].add(w.kinds[k]);
+      }
+    }
+    r.engineOps = e;
+    r.operations = new ArrayList<>();
+    for (int k = 0; k < per.length; k++) {
+      if (per[k].getTotalCount() > 0) {
+        r.operations.add(op(Ycsb.REPORTED[k], per[k].getTotalCount(), secs, per[k]));
+      }
+    }
   }
 
   private static Model.Operation op(String name, long ops, double secs, Histogram h) {

@@ -1,7 +1,9 @@
 package io.kvbench.rocksjava;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -58,6 +60,15 @@ public final class Config implements Cloneable {
   public long durationNanos;
   /** Not a flag: the load phase writes the keys in a permuted order (RunnerConfig loadMode fillrandom). */
   public boolean loadRandom;
+  /** dataset.ycsb: YCSB records (null: db_bench's keys and values); keySize and valueSize are then theirs. */
+  public Ycsb.Shape ycsbShape;
+  /** The phase's ycsb spec (workload ycsb). */
+  public Ycsb.Mix ycsbMix;
+  /** The next YCSB record number to insert, shared by the run's phases (copies share it). */
+  public final java.util.concurrent.atomic.AtomicLong ycsbInserted = new java.util.concurrent.atomic.AtomicLong();
+  /** The dataset's record pool, built once and shared by copies. */
+  final java.util.concurrent.atomic.AtomicReference<Ycsb.Records> ycsbRecords =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   /** A copy to change per phase. */
   public Config copy() {
@@ -91,10 +102,26 @@ public final class Config implements Cloneable {
       "stats_interval", "stats_per_interval", "ycsb_workload", "ycsb_distribution", "ycsb_read_percent",
       "ycsb_read_write_ratio", "ycsb_max_scan_length", "ycsb_fieldcount", "ycsb_fieldlength", "ycsb_insertorder",
       "ycsb_zeropadding", "ycsb_readallfields", "ycsb_writeallfields", "ycsb_update_mode", "config",
-      "config-json", "options_file");
+      "config-json");
+
+  /**
+   * The flags that set an engines[].options field (OptionsFile.KEYS, TABLE_FIELDS): with --options_file only
+   * those given go over the file, as the Go runner's flags do.
+   */
+  static final Map<String, String> TYPED_FLAGS = Map.ofEntries(Map.entry("write_buffer_size", "writeBufferSize"),
+      Map.entry("max_write_buffer_number", "maxWriteBufferNumber"), Map.entry("compression_type", "compression"),
+      Map.entry("open_files", "maxOpenFiles"), Map.entry("level0_file_num_compaction_trigger",
+          "level0FileNumCompactionTrigger"), Map.entry("level0_slowdown_writes_trigger", "level0SlowdownWritesTrigger"),
+      Map.entry("level0_stop_writes_trigger", "level0StopWritesTrigger"),
+      Map.entry("target_file_size_base", "targetFileSizeBase"), Map.entry("max_bytes_for_level_base",
+          "maxBytesForLevelBase"), Map.entry("max_background_jobs", "maxBackgroundJobs"),
+      Map.entry("num_levels", "numLevels"), Map.entry("cache_size", "cacheSize"),
+      Map.entry("cache_numshardbits", "cacheNumShardBits"), Map.entry("bloom_bits", "bloomBits"),
+      Map.entry("block_size", "blockSize"));
 
   public static Config parse(List<String> args) {
     Config c = new Config();
+    Set<String> typed = new HashSet<>();
     for (String a : args) {
       if (!a.startsWith("-")) {
         throw new IllegalArgumentException("unexpected argument " + a + " (flags are --name=value)");
@@ -104,7 +131,11 @@ public final class Config implements Cloneable {
       String name = eq < 0 ? s : s.substring(0, eq);
       String v = eq < 0 ? null : s.substring(eq + 1);
       c.set(name, v);
+      if (TYPED_FLAGS.containsKey(name)) {
+        typed.add(TYPED_FLAGS.get(name));
+      }
     }
+    c.typedSet = typed;
     c.validate();
     return c;
   }
@@ -150,6 +181,7 @@ public final class Config implements Cloneable {
         case "json" -> jsonPath = str(name, v);
         case "summary-file" -> summaryPath = str(name, v);
         case "result-lines" -> resultLines = bool(v);
+        case "options_file" -> optionsFile = str(name, v);
         default -> {
           if (GO_ONLY.contains(name)) {
             throw new IllegalArgumentException("--" + name + " is not supported by the rocksjava runner "
@@ -207,6 +239,21 @@ public final class Config implements Cloneable {
     }
     if (!Set.of("none", "snappy", "lz4", "zstd", "zlib", "bzip2", "lz4hc").contains(compression)) {
       throw new IllegalArgumentException("--compression_type=" + compression + ": unknown");
+    }
+    if (!optionsFile.isEmpty()) {
+      // As RunSpec refuses the typed fields: RocksJava cannot edit the file's table factory in place.
+      List<String> table = new ArrayList<>();
+      TYPED_FLAGS.forEach((flag, field) -> {
+        if (OptionsFile.TABLE_FIELDS.contains(field) && typedSet.contains(field)) {
+          table.add("--" + flag);
+        }
+      });
+      if (!table.isEmpty()) {
+        java.util.Collections.sort(table);
+        throw new IllegalArgumentException(String.join(", ", table) + " with --options_file: the rocksjava runner "
+            + "cannot set BlockBasedTable options over the file's table factory; put them in the file's "
+            + "[TableOptions/BlockBasedTable \"default\"] section");
+      }
     }
     if (writesPerSecond > 0 && benchmarkWriteRate > 0) {
       throw new IllegalArgumentException("--writes_per_second and --benchmark_write_rate_limit: give one");

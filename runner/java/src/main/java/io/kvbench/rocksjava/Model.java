@@ -72,6 +72,7 @@ public final class Model {
     public EngineStats engineStats;
     public List<NamedText> engineDumps;
     public Protocol protocol;
+    public EngineOps engineOps;
     public String latencyHistogram;
 
     PhaseSummary summary() {
@@ -109,6 +110,14 @@ public final class Model {
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  /** A ycsb phase's engine calls (api.EngineOps). */
+  public static final class EngineOps {
+    public long gets;
+    public long puts;
+    public long seeks;
+    public long nexts;
+  }
+
   public static final class Operation {
     public String name;
     public long ops;

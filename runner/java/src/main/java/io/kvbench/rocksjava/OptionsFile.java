@@ -12,6 +12,7 @@ import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.Status;
 
 /**
  * The user's OPTIONS file (engines[].optionsFrom, issue 19), as the Go runner treats it for engine rocksdb
@@ -62,7 +63,7 @@ final class OptionsFile {
       try {
         org.rocksdb.OptionsUtil.loadOptionsFromFile(co, file, db, cfs);
       } catch (RocksDBException e) {
-        throw new RocksDBException("rocksdb OPTIONS file " + file + ": " + e.getMessage());
+        throw new RocksDBException("rocksdb OPTIONS file " + file + ": " + status(e));
       }
       try {
         if (cfs.size() != 1 || !new String(cfs.get(0).getName()).equals("default")) {
@@ -81,6 +82,45 @@ final class OptionsFile {
         }
       }
     }
+  }
+
+  /**
+   * e as C++'s Status::ToString writes it, which the Go runner shows ("Invalid argument: ..."): RocksJava's
+   * message is the Status's state only, without the code.
+   */
+  static String status(RocksDBException e) {
+    Status s = e.getStatus();
+    if (s == null || s.getCode() == Status.Code.Ok) {
+      return e.getMessage();
+    }
+    String out = switch (s.getCode()) {
+      case NotFound -> "NotFound: ";
+      case Corruption -> "Corruption: ";
+      case NotSupported -> "Not implemented: ";
+      case InvalidArgument -> "Invalid argument: ";
+      case IOError -> "IO error: ";
+      case MergeInProgress -> "Merge in progress: ";
+      case Incomplete -> "Result incomplete: ";
+      case ShutdownInProgress -> "Shutdown in progress: ";
+      case TimedOut -> "Operation timed out: ";
+      case Aborted -> "Operation aborted: ";
+      case Busy -> "Resource busy: ";
+      case Expired -> "Operation expired: ";
+      case TryAgain -> "Operation failed. Try again.: ";
+      default -> s.getCodeString() + ": ";
+    };
+    String sub = s.getSubCode() == null ? "" : switch (s.getSubCode()) {
+      case MutexTimeout -> "Timeout Acquiring Mutex";
+      case LockTimeout -> "Timeout waiting to lock key";
+      case LockLimit -> "Failed to acquire lock due to max_num_locks limit";
+      case NoSpace -> "No space left on device";
+      case Deadlock -> "Deadlock";
+      case StaleFile -> "Stale file handle";
+      case MemoryLimit -> "Memory limit reached";
+      default -> "";
+    };
+    String state = s.getState() != null ? s.getState() : e.getMessage();
+    return out + sub + (sub.isEmpty() || state == null ? "" : ": ") + (state == null ? "" : state);
   }
 
   /** The keys the typed options set (in typed) and the runner sets over the file. */

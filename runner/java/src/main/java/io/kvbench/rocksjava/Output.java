@@ -39,7 +39,9 @@ public final class Output {
           }
         }
       }
-      extra += (extra.isEmpty() ? "" : " ") + String.format(Locale.ROOT, "(%d of %d found)", r.found, reads);
+      extra += (extra.isEmpty() ? "" : " ") + (r.workload.startsWith("ycsb") // its reads are engine gets
+          ? String.format(Locale.ROOT, "(%d found)", r.found)
+          : String.format(Locale.ROOT, "(%d of %d found)", r.found, reads));
     }
     if (r.writeRate != null) {
       extra += (extra.isEmpty() ? "" : " ") + String.format(Locale.ROOT, "(%.0f writes/sec reached)", r.writeRate);

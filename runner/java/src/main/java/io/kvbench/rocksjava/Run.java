@@ -103,7 +103,9 @@ public final class Run {
               settle(prot);
             }
             if (metrics != null) {
-              metrics.phaseStarted(w.name, th, it);
+              // The phase's reported name: ycsb phases are ycsb-<letter>, as in the Go runner.
+              metrics.phaseStarted(w.ycsb != null ? "ycsb-" + w.ycsb.letter.toLowerCase(java.util.Locale.ROOT) : w.name,
+                  th, it);
             }
             Model.Phase p = bench(w, th, w.num, w.durationNanos).phase(w.name, seed, salt);
             p.iteration = it;
@@ -146,6 +148,7 @@ public final class Run {
     c.writesPerSecond = w.writesPerSecond;
     c.benchmarkWriteRate = 0;
     c.seekNexts = w.seekNexts;
+    c.ycsbMix = w.ycsb;
     return new Bench(c, engine, out, err);
   }
 

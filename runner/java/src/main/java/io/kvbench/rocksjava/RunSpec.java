@@ -38,6 +38,8 @@ public final class RunSpec {
     public int seekNexts;
     public long warmupOps = -1;
     public long warmupNanos;
+    /** workload ycsb: its mix. */
+    public Ycsb.Mix ycsb;
 
     boolean hasWarmup() {
       return warmupOps >= 0 || warmupNanos > 0;
@@ -111,7 +113,23 @@ public final class RunSpec {
       throw new IllegalArgumentException("config: no workloads");
     }
     for (JsonNode w : ws) {
-      s.workloads.add(workload(w));
+      Workload x = workload(w);
+      if (x.ycsb != null && c.ycsbShape == null) {
+        throw new IllegalArgumentException("config: workloads[ycsb]: the dataset holds db_bench keys; ycsb "
+            + "workloads need YCSB records (dataset.ycsb)");
+      }
+      if (x.ycsb != null) {
+        try {
+          Ycsb.requireSeedable();
+        } catch (IllegalStateException e) {
+          throw new IllegalArgumentException("config: workloads[ycsb]: " + e.getMessage(), e);
+        }
+      }
+      if (x.ycsb == null && c.ycsbShape != null && !Config.PSEUDO.contains(x.name)) {
+        throw new IllegalArgumentException("config: workload " + x.name + " needs db_bench's keys; the dataset "
+            + "holds YCSB records (dataset.ycsb), which only ycsb workloads use");
+      }
+      s.workloads.add(x);
     }
     return s;
   }
@@ -194,7 +212,7 @@ public final class RunSpec {
     Config c = s.base;
     fields(d, "dataset.", Set.of("size", "num", "keySize", "valueSize", "compressionRatioPercent", "keyOrder",
         "loadMode", "prefixSize", "keysPerPrefix", "seed", "valueSizeRange", "ycsb"), Map.of(
-        "valueSizeRange", "dataset.valueSizeRange", "ycsb", "dataset.ycsb (YCSB records)"));
+        "valueSizeRange", "dataset.valueSizeRange"));
     for (String f : new String[] {"prefixSize", "keysPerPrefix"}) {
       if (num(d, f, 0) != 0) {
         throw unsupported("dataset." + f);
@@ -205,7 +223,12 @@ public final class RunSpec {
     if (c.keySize < 8 || c.keySize > 1024 || c.valueSize < 1 || c.valueSize > (64 << 20)) {
       throw new IllegalArgumentException("config: dataset keySize must be 8..1024 and valueSize 1..64Mi");
     }
-    c.compressionRatio = num(d, "compressionRatioPercent", 50) / 100.0;
+    JsonNode y = d.path("ycsb");
+    if (!y.isMissingNode() && !y.isNull()) {
+      ycsbShape(y, d, c);
+    }
+    // YCSB records default to YCSB's own field bytes (ratio 0), as the Go runner's.
+    c.compressionRatio = num(d, "compressionRatioPercent", c.ycsbShape != null ? 0 : 50) / 100.0;
     c.seed = num(d, "seed", 0);
     if (d.has("size") == d.has("num")) {
       throw new IllegalArgumentException("config: dataset: set exactly one of size and num");
@@ -225,18 +248,69 @@ public final class RunSpec {
     }
   }
 
+  /** dataset.ycsb as the Go runner's resolveYCSBRecords: keys "user" + number, values serialized records. */
+  private static void ycsbShape(JsonNode y, JsonNode d, Config c) {
+    fields(y, "dataset.ycsb.", Set.of("fieldCount", "fieldLength", "insertOrder", "zeroPadding"), Map.of());
+    Ycsb.Shape s = new Ycsb.Shape();
+    s.fieldCount = (int) num(y, "fieldCount", 10);
+    s.fieldLength = (int) num(y, "fieldLength", 100);
+    s.zeroPadding = (int) num(y, "zeroPadding", 1);
+    String order = text(y, "insertOrder", "");
+    if (!Set.of("", "hashed", "ordered").contains(order)) {
+      throw new IllegalArgumentException("config: dataset.ycsb: unknown insertOrder \"" + order + "\" (hashed, ordered)");
+    }
+    s.ordered = order.equals("ordered");
+    if (s.fieldCount < 1 || s.fieldCount > 1000) {
+      throw new IllegalArgumentException("config: dataset.ycsb: fieldCount " + s.fieldCount + " out of range [1, 1000]");
+    }
+    if (s.fieldLength < 1 || (long) s.fieldCount * s.fieldLength > 1 << 20) {
+      throw new IllegalArgumentException("config: dataset.ycsb: fieldLength " + s.fieldLength
+          + " must be at least 1, and fieldCount x fieldLength at most 1Mi");
+    }
+    if (s.zeroPadding < 1 || s.zeroPadding > 19) {
+      throw new IllegalArgumentException("config: dataset.ycsb: zeroPadding " + s.zeroPadding + " out of range [1, 19]");
+    }
+    long ks = num(d, "keySize", 0), vs = num(d, "valueSize", 0);
+    if (ks != 0 && ks != 16 || vs != 0 && vs != 100 || d.has("valueSizeRange")
+        && !d.get("valueSizeRange").isNull()) {
+      throw new IllegalArgumentException("config: dataset.ycsb: YCSB records are sized by fieldCount and "
+          + "fieldLength (keys are user + hash); keySize, valueSize, valueSizeRange, prefixSize and keysPerPrefix "
+          + "do not apply");
+    }
+    c.ycsbShape = s;
+    c.keySize = Ycsb.KEY_BYTES;
+    c.valueSize = s.recordBytes();
+  }
+
   private static Workload workload(JsonNode w) {
     Workload x = new Workload();
     x.name = text(w, "name", "");
     String at = "workloads[" + x.name + "].";
     fields(w, at, Set.of("name", "num", "duration", "threads", "writesPerSecond", "seekNexts", "warmup",
         "readWritePercent", "pulse", "ycsb", "dbBenchArgs"), Map.of());
-    if (!Config.WORKLOADS.contains(x.name) && !Config.PSEUDO.contains(x.name)) {
+    if (!Config.WORKLOADS.contains(x.name) && !Config.PSEUDO.contains(x.name) && !x.name.equals("ycsb")) {
       throw unsupported("workload " + x.name);
     }
-    for (String f : new String[] {"readWritePercent", "pulse", "ycsb", "dbBenchArgs"}) {
+    for (String f : new String[] {"readWritePercent", "pulse", "dbBenchArgs"}) {
       if (w.has(f)) {
         throw unsupported(at + f);
+      }
+    }
+    if (x.name.equals("ycsb") != w.has("ycsb")) {
+      throw new IllegalArgumentException("config: " + at + "ycsb: set it for workload ycsb, and only for it");
+    }
+    if (x.name.equals("ycsb")) {
+      JsonNode y = w.get("ycsb");
+      fields(y, at + "ycsb.", Set.of("workload", "readPercent", "readWriteRatio", "requestDistribution",
+          "maxScanLength", "readAllFields", "writeAllFields", "updateMode"), Map.of());
+      try {
+        x.ycsb = Ycsb.mix(text(y, "workload", ""), y.has("requestDistribution") ? text(y, "requestDistribution", null)
+            : null, y.has("readPercent") ? (int) num(y, "readPercent", 0) : null, text(y, "readWriteRatio", ""),
+            y.has("maxScanLength") ? (int) num(y, "maxScanLength", 0) : null,
+            y.has("readAllFields") ? y.get("readAllFields").asBoolean() : null,
+            y.has("writeAllFields") ? y.get("writeAllFields").asBoolean() : null, text(y, "updateMode", ""));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("config: " + at + e.getMessage(), e);
       }
     }
     x.num = num(w, "num", -1);
