@@ -214,6 +214,9 @@ type pass struct {
 	requeue  time.Duration
 	// events are sent once the status that explains them is written.
 	events []pendingEvent
+	// persisted are the pods whose archive outcome this pass's status holds: their log snapshots
+	// are dropped once it is written.
+	persisted []types.UID
 }
 
 // pendingEvent is an event on the benchmark, sent after the status write.
@@ -566,21 +569,23 @@ func apiMessage(err error) string {
 	return err.Error()
 }
 
-// finish archives the full result of finished runs (terminal status already persisted) once the
-// pod has ended, then cleans up the Job. Never before: the results must be in status, and the
-// full result archived, before the pod that carries them goes.
+// finish archives the full result of the runs that are terminal (decided in this pass or
+// before) once the pod has ended, then cleans up the Job. Archiving in the pass that decides saves
+// a pass per run (issue 18's scale figures); a retried pass stores the same archive. Cleanup waits
+// until the decision and the archive's outcome are persisted: the results must be in status, and
+// the full result archived, before the pod that carries them goes.
 func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 	b := p.b
 	for i, run := range p.runs {
-		prev, job := p.prev[run.Name], p.jobs[run.JobName]
-		if prev == nil || !terminal(prev) {
+		st, prev, job := &p.statuses[i], p.prev[run.Name], p.jobs[run.JobName]
+		if !terminal(st) {
 			continue
 		}
 		var pod *corev1.Pod
 		if job != nil {
 			pod = newestPod(podsOf(p.pods, job))
 		}
-		if r.logReader != nil && p.statuses[i].FullResult == nil && prev.StartTime != nil && (pod == nil || !podActive(pod)) {
+		if r.logReader != nil && st.FullResult == nil && st.StartTime != nil && (pod == nil || !podActive(pod)) {
 			if pod == nil {
 				// The runner ran and its pod is gone (its Job deleted, or the pod): confirm with the API
 				// server, then record that its log cannot be read.
@@ -590,10 +595,20 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 				}
 			}
 			r.archiveRun(ctx, p, i, pod)
-			continue // cleanup once the archive's outcome is persisted (the status write brings the next pass)
+			if st.FullResult != nil && pod != nil {
+				p.persisted = append(p.persisted, pod.UID)
+			}
+			if st.FullResult != nil && job != nil && b.Spec.Cleanup.Policy != kvv1.CleanupKeep {
+				p.want(max(time.Second, cleanupLeft(b, st, p.now))) // cleanup, once the archive's outcome is persisted
+			}
+			continue
+		}
+		if prev == nil || !terminal(prev) {
+			p.want(time.Second) // decided in this pass: cleanup once that is persisted
+			continue
 		}
 		if r.logReader != nil && pod != nil {
-			r.logReader.Forget(pod.UID) // the archive's outcome is in status
+			p.persisted = append(p.persisted, pod.UID) // the archive's outcome is in status
 		}
 		if job == nil {
 			continue
@@ -605,11 +620,7 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 		// is stopped now; a pod that already ended is kept for its logs until the TTL.
 		del := !jobFinished(job) && podActive(pod)
 		if !del && b.Spec.Cleanup.Policy != kvv1.CleanupKeep {
-			ttl := time.Duration(600) * time.Second
-			if b.Spec.Cleanup.TTLSecondsAfterFinished != nil {
-				ttl = time.Duration(*b.Spec.Cleanup.TTLSecondsAfterFinished) * time.Second
-			}
-			if left := finishedAt(prev, p.now).Add(ttl).Sub(p.now); left > 0 {
+			if left := cleanupLeft(b, prev, p.now); left > 0 {
 				p.want(left)
 			} else {
 				del = true
@@ -625,11 +636,20 @@ func (r *KVBenchmarkReconciler) finish(ctx context.Context, p *pass) error {
 	return nil
 }
 
+// cleanupLeft is how long the Job of terminal run st is kept after now (its TTL after the run ended).
+func cleanupLeft(b *kvv1.KVBenchmark, st *kvv1.RunStatus, now time.Time) time.Duration {
+	ttl := time.Duration(600) * time.Second
+	if b.Spec.Cleanup.TTLSecondsAfterFinished != nil {
+		ttl = time.Duration(*b.Spec.Cleanup.TTLSecondsAfterFinished) * time.Second
+	}
+	return finishedAt(st, now).Add(ttl).Sub(now)
+}
+
 // archiveRun records the outcome of archiving run i's full result, read from its ended pod's log
 // in the background: the archive, a retry while the log may still be read, or the reason there
 // is none. Phases the bounded summary dropped are added to status from the full result.
 func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, pod *corev1.Pod) {
-	run, st, prev := p.runs[i], &p.statuses[i], p.prev[p.runs[i].Name]
+	run, st := p.runs[i], &p.statuses[i]
 	var snap *logSnapshot
 	if pod != nil {
 		snap = r.logReader.Get(pod, p.key(), true)
@@ -639,7 +659,7 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 		}
 	}
 	archived, err := r.archive(ctx, p.b, run, pod, snap)
-	sinceEnd := p.now.Sub(finishedAt(prev, p.now))
+	sinceEnd := p.now.Sub(finishedAt(st, p.now))
 	switch {
 	case err == nil:
 		st.FullResult = archived
@@ -696,6 +716,11 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 		r.emitTransitions(old, b)
 		r.emitBaseline(old, b)
 	}
+	if r.logReader != nil {
+		for _, uid := range p.persisted {
+			r.logReader.Forget(uid)
+		}
+	}
 	for _, e := range p.events {
 		r.Recorder.Event(b, e.typ, e.reason, e.message)
 	}
@@ -703,6 +728,9 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	// an archive could not be read yet.
 	if changed || !r.Metrics.Has(p.key()) || !r.haveArchivedResults(b) {
 		r.Metrics.Set(b, r.archivedResults(ctx, b))
+		if !r.haveArchivedResults(b) {
+			p.want(archiveRetry) // no pass follows the operator's own status writes (SetupWithManager)
+		}
 	}
 	return ctrl.Result{}, nil
 }
@@ -819,9 +847,17 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 			return &kvv1.ResultArchive{Error: truncate(err.Error())}, nil
 		}
 		snap.built = &builtArchive{cm: cm, dropped: append(over, dropped...)}
+		if len(snap.built.dropped) == 0 {
+			snap.built.res = res
+		}
 		r.logReader.keepBuilt(pod.UID, snap.built)
 	}
-	return r.storeArchive(ctx, b, snap.built.cm.DeepCopy(), snap.built.dropped)
+	archived, err := r.storeArchive(ctx, b, snap.built.cm.DeepCopy(), snap.built.dropped)
+	if err == nil && archived.ConfigMap != "" && snap.built.res != nil {
+		// The series read it next: no need to read back and decode what was just written.
+		r.cacheResult(types.NamespacedName{Namespace: b.Namespace, Name: archived.ConfigMap}, b.Name, snap.built.res)
+	}
+	return archived, err
 }
 
 // LogOpener opens a container's log.
@@ -997,19 +1033,21 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	bld := ctrl.NewControllerManagedBy(mgr).
-		For(&kvv1.KVBenchmark{}).
-		Owns(&batchv1.Job{}, builder.WithPredicates(managed)).
+		For(&kvv1.KVBenchmark{}, builder.WithPredicates(specChanged())).
+		Owns(&batchv1.Job{}, builder.WithPredicates(managed, runnerChanged())).
 		// Pods belong to Jobs, not to the benchmark: map them back through their Job.
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.benchmarkOfPod), builder.WithPredicates(managed)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.benchmarkOfPod), builder.WithPredicates(managed, runnerChanged())).
 		// A Job or pod that stops holding a slot or node reconciles the benchmarks that may start now.
 		Watches(&batchv1.Job{}, r.freed(), builder.WithPredicates(managed)).
 		Watches(&corev1.Pod{}, r.freed(), builder.WithPredicates(managed)).
-		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{}))
+		WatchesRawSource(source.Channel(r.wake, urgent()))
 	if r.logReader != nil {
-		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{}))
+		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{})).
+			WatchesRawSource(source.Channel(r.logReader.Final, urgent())).
+			Watches(&corev1.Pod{}, r.ended(), builder.WithPredicates(managed))
 	}
 	return bld.
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Config.MaxConcurrentReconciles)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Config.MaxConcurrentReconciles), UsePriorityQueue: ptr.To(true), NewQueue: newPriorityQueue}).
 		Named("kvbenchmark").
 		Complete(r)
 }

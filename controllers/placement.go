@@ -604,7 +604,7 @@ func (r *KVBenchmarkReconciler) freed() handler.Funcs {
 	wake := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		r.slotMu.Lock()
 		defer r.slotMu.Unlock()
-		if err := r.wakeGranted(ctx, r.Clock.Now(), func(k types.NamespacedName) { q.Add(reconcile.Request{NamespacedName: k}) }); err != nil {
+		if err := r.wakeGranted(ctx, r.Clock.Now(), func(k types.NamespacedName) { addUrgent(q, reconcile.Request{NamespacedName: k}) }); err != nil {
 			logf.FromContext(ctx).Error(err, "read the ledger of slots and nodes")
 		}
 	}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,6 +44,7 @@ type logSnapshot struct {
 type builtArchive struct {
 	cm      *corev1.ConfigMap
 	dropped []string
+	res     *kvv1.Result // what cm holds when nothing was dropped
 }
 
 // LogReader reads runner pod logs off the reconcile path (on the real clock: its pacing is not
@@ -56,9 +58,10 @@ type LogReader struct {
 	Timeout, Refresh time.Duration
 	// Limits bound what one read decodes (the operator's memory bound).
 	Limits kvv1.ResultLimits
-	// Events gets one event per finished read, for the benchmark the pod belongs to.
-	Events chan event.GenericEvent
-	Clock  clock.PassiveClock
+	// Events gets one event per finished read, for the benchmark the pod belongs to; Final, for
+	// the reads of ended pods (the pass that decides the run, ahead of the queue).
+	Events, Final chan event.GenericEvent
+	Clock         clock.PassiveClock
 
 	mu   sync.Mutex
 	pods map[types.UID]*podLog
@@ -84,14 +87,16 @@ type logRead struct {
 type podLog struct {
 	snap    *logSnapshot
 	reading bool
-	doneAt  time.Time // when the last read ended
-	usedAt  time.Time // last Get, to forget pods nobody asks about
+	// finalWanted: the pod ended while a read of it (begun before) ran; the final read follows at once.
+	finalWanted bool
+	doneAt      time.Time // when the last read ended
+	usedAt      time.Time // last Get, to forget pods nobody asks about
 }
 
 // NewLogReader returns a reader with its defaults.
 func NewLogReader(open LogOpener) *LogReader {
 	return &LogReader{Open: open, Timeout: 30 * time.Second, Refresh: 15 * time.Second, Limits: kvv1.DefaultResultLimits,
-		Events: make(chan event.GenericEvent, 1024), Clock: clock.RealClock{}}
+		Events: make(chan event.GenericEvent, 1024), Final: make(chan event.GenericEvent, 1024), Clock: clock.RealClock{}}
 }
 
 // Get returns the pod's latest snapshot (nil before the first read has ended) and starts a new
@@ -125,17 +130,49 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 		(ended && !p.snap.Final) ||
 		(p.snap.Err != nil && since >= time.Second) ||
 		(!p.snap.Final && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
+	if ended && p.reading && (p.snap == nil || !p.snap.Final) {
+		l.wantFinal(pod.UID, p)
+	}
 	if stale && !p.reading {
 		p.reading = true
 		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended}
-		if l.active < maxLogReads {
+		switch {
+		case l.active < maxLogReads:
 			l.active++
 			go l.readAll(req)
-		} else {
+		case ended:
+			l.queueFinal(req)
+		default:
 			l.queue = append(l.queue, req)
 		}
 	}
 	return p.snap
+}
+
+// queueFinal queues an ended pod's read, which decides its run and frees its slot, ahead of the
+// running pods' refreshes (l.mu held).
+func (l *LogReader) queueFinal(req logRead) {
+	i := 0
+	for i < len(l.queue) && l.queue[i].ended {
+		i++
+	}
+	l.queue = slices.Insert(l.queue, i, req)
+}
+
+// wantFinal makes the read of pod uid that is queued or running when the pod ends a final one:
+// a queued refresh becomes the final read (moved ahead), a running one is followed by it (l.mu held).
+func (l *LogReader) wantFinal(uid types.UID, p *podLog) {
+	for i, q := range l.queue {
+		if q.uid == uid {
+			if !q.ended {
+				l.queue = slices.Delete(l.queue, i, i+1)
+				q.ended = true
+				l.queueFinal(q)
+			}
+			return
+		}
+	}
+	p.finalWanted = true
 }
 
 // keepBuilt remembers the archive built from the pod's final snapshot.
@@ -172,6 +209,12 @@ func (l *LogReader) readAll(req logRead) {
 				snap = &keep
 			}
 			p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
+			if p.finalWanted && !req.ended {
+				p.finalWanted, p.reading = false, true
+				final := req
+				final.ended = true
+				l.queueFinal(final)
+			}
 		}
 		next, more := logRead{}, len(l.queue) > 0
 		if more {
@@ -181,8 +224,12 @@ func (l *LogReader) readAll(req logRead) {
 		}
 		l.mu.Unlock()
 		b := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: req.owner.Namespace, Name: req.owner.Name}}
+		events := l.Events
+		if req.ended && l.Final != nil {
+			events = l.Final
+		}
 		select {
-		case l.Events <- event.GenericEvent{Object: b}:
+		case events <- event.GenericEvent{Object: b}:
 		default: // full: the benchmark's periodic requeue picks the snapshot up
 		}
 		if !more {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +42,7 @@ func readSnapshot(t *testing.T, log string, ended bool) *logSnapshot {
 	l.Get(pod, owner, ended)
 	select {
 	case <-l.Events:
+	case <-l.Final:
 	case <-time.After(time.Minute):
 		t.Fatal("no event after the read")
 	}
@@ -156,7 +159,7 @@ func TestLogReaderTimesOutAndReportsBack(t *testing.T) {
 	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
 	wait := func() {
 		select {
-		case ev := <-l.Events:
+		case ev := <-anyRead(l):
 			if ev.Object.GetName() != "b" || ev.Object.GetNamespace() != "ns" {
 				t.Fatalf("event for %s/%s", ev.Object.GetNamespace(), ev.Object.GetName())
 			}
@@ -201,7 +204,7 @@ func TestLogReaderBoundsConcurrentReads(t *testing.T) {
 		return io.NopCloser(strings.NewReader(phaseLine(t, p0))), nil
 	}
 	l := NewLogReader(open)
-	l.Events = make(chan event.GenericEvent, 2000)
+	l.Events, l.Final = make(chan event.GenericEvent, 2000), make(chan event.GenericEvent, 2000)
 	const n = 1000
 	pods := make([]*corev1.Pod, n)
 	for i := range pods {
@@ -210,7 +213,7 @@ func TestLogReaderBoundsConcurrentReads(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		select {
-		case <-l.Events:
+		case <-l.Final: // the reads of ended pods
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%d of %d reads reported back", i, n)
 		}
@@ -251,10 +254,10 @@ func TestLogReaderForgetsUnusedPods(t *testing.T) {
 	}
 	old, cur := pod("old"), pod("cur")
 	l.Get(old, owner, true)
-	<-l.Events
+	<-l.Final
 	clk.SetTime(t0.Add(59 * time.Minute))
 	l.Get(cur, owner, true)
-	<-l.Events
+	<-l.Final
 	if !known(old.UID) || !known(cur.UID) {
 		t.Fatal("a pod was forgotten within the hour")
 	}
@@ -262,5 +265,83 @@ func TestLogReaderForgetsUnusedPods(t *testing.T) {
 	l.Get(cur, owner, true)
 	if known(old.UID) || !known(cur.UID) {
 		t.Errorf("after an hour: old kept %v, cur kept %v; want false, true", known(old.UID), known(cur.UID))
+	}
+}
+
+// anyRead delivers the next event of a finished read, of a running pod's log or an ended one's.
+func anyRead(l *LogReader) <-chan event.GenericEvent {
+	out := make(chan event.GenericEvent, 1)
+	go func() {
+		select {
+		case ev := <-l.Events:
+			out <- ev
+		case ev := <-l.Final:
+			out <- ev
+		}
+	}()
+	return out
+}
+
+// The read of an ended pod, which decides its run and frees its slot, goes ahead of the queued
+// refreshes of running pods' logs (issue 18: at scale the refreshes of 100 running runners
+// queue behind 4 reads).
+func TestLogReaderReadsEndedPodsFirst(t *testing.T) {
+	release := make(chan struct{})
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		<-release
+		return io.NopCloser(strings.NewReader("")), nil
+	})
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
+	}
+	for i := range maxLogReads + 2 {
+		l.Get(pod(fmt.Sprint("running-", i)), owner, false)
+	}
+	l.Get(pod("ended-0"), owner, true)
+	l.Get(pod("ended-1"), owner, true)
+	l.mu.Lock()
+	var order []string
+	for _, r := range l.queue {
+		order = append(order, r.name)
+	}
+	l.mu.Unlock()
+	close(release)
+	if want := []string{"ended-0", "ended-1", "running-4", "running-5"}; !slices.Equal(order, want) {
+		t.Errorf("queued reads %v, want %v", order, want)
+	}
+}
+
+// A pod that ends while a refresh of its log runs gets its final read right after, without
+// waiting for another pass to ask (that pass waited in the queue behind every other benchmark's).
+func TestLogReaderFollowsARunningReadWithTheFinalOne(t *testing.T) {
+	release := make(chan struct{})
+	var opened atomic.Int32
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		if opened.Add(1) == 1 {
+			<-release
+		}
+		return io.NopCloser(strings.NewReader("")), nil
+	})
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u", ResourceVersion: "1"}}
+	l.Get(pod, owner, false)
+	for opened.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ended := pod.DeepCopy()
+	ended.ResourceVersion = "2"
+	l.Get(ended, owner, true) // the refresh still runs
+	close(release)
+	select {
+	case <-l.Final:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no final read after the refresh")
+	}
+	l.mu.Lock()
+	snap := l.pods["u"].snap
+	l.mu.Unlock()
+	if snap == nil || !snap.Final || opened.Load() != 2 {
+		t.Fatalf("after the final read: %+v, %d reads", snap, opened.Load())
 	}
 }

@@ -51,16 +51,21 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 			logf.FromContext(ctx).Info("cannot decode the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
 			continue
 		}
-		res = forMetrics(res)
-		r.results.mu.Lock()
-		if r.results.m == nil {
-			r.results.m = map[types.NamespacedName]cachedResult{}
-		}
-		r.results.m[key] = cachedResult{benchmark: b.Name, res: res}
-		r.results.mu.Unlock()
-		out[run.Name] = res
+		out[run.Name] = r.cacheResult(key, b.Name, res)
 	}
 	return out
+}
+
+// cacheResult keeps what the series read of the result archived in ConfigMap key, and returns it.
+func (r *KVBenchmarkReconciler) cacheResult(key types.NamespacedName, benchmark string, res *kvv1.Result) *kvv1.Result {
+	res = forMetrics(res)
+	r.results.mu.Lock()
+	defer r.results.mu.Unlock()
+	if r.results.m == nil {
+		r.results.m = map[types.NamespacedName]cachedResult{}
+	}
+	r.results.m[key] = cachedResult{benchmark: benchmark, res: res}
+	return res
 }
 
 // haveArchivedResults says whether every archive b's status names is in the cache.

@@ -1,0 +1,76 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+)
+
+func TestUpdatesThatBringAPass(t *testing.T) {
+	bench := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Name: "b", Generation: 1}}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j"}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{NodeName: "n1"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "runner",
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}}}}}
+	now := metav1.NewTime(time.Now())
+	cases := []struct {
+		name   string
+		old    client.Object
+		update func(client.Object)
+		pass   bool
+	}{
+		{"benchmark status only (the operator's own write)", bench, func(o client.Object) {
+			o.(*kvv1.KVBenchmark).Status.Phase = kvv1.PhaseRunning
+			o.SetResourceVersion("2")
+		}, false},
+		{"benchmark spec (new generation)", bench, func(o client.Object) { o.SetGeneration(2) }, true},
+		{"benchmark annotation", bench, func(o client.Object) { o.SetAnnotations(map[string]string{"a": "b"}) }, true},
+		{"benchmark label", bench, func(o client.Object) { o.SetLabels(map[string]string{"a": "b"}) }, true},
+		{"benchmark being deleted", bench, func(o client.Object) { o.SetDeletionTimestamp(&now) }, true},
+		{"Job active and ready counts", job, func(o client.Object) {
+			o.(*batchv1.Job).Status.Active, o.(*batchv1.Job).Status.Ready = 1, ptr.To[int32](1)
+		}, false},
+		{"Job complete", job, func(o client.Object) {
+			o.(*batchv1.Job).Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+		}, true},
+		{"Job annotation (the picked node)", job, func(o client.Object) { o.SetAnnotations(map[string]string{"x": "y"}) }, true},
+		{"Job being deleted", job, func(o client.Object) { o.SetDeletionTimestamp(&now) }, true},
+		{"pod ready and IP", pod, func(o client.Object) {
+			p := o.(*corev1.Pod)
+			p.Status.PodIP = "10.0.0.1"
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue})
+			p.Status.ContainerStatuses[0].Ready = true
+		}, false},
+		{"pod ended", pod, func(o client.Object) { o.(*corev1.Pod).Status.Phase = corev1.PodSucceeded }, true},
+		{"runner container terminated", pod, func(o client.Object) {
+			o.(*corev1.Pod).Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Message: "{}"}}
+		}, true},
+		{"pod unschedulable", pod, func(o client.Object) {
+			p := o.(*corev1.Pod)
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable})
+		}, true},
+		{"pod evicted", pod, func(o client.Object) { o.(*corev1.Pod).Status.Reason = "Evicted" }, true},
+		{"pod bound to a node", pod, func(o client.Object) { o.(*corev1.Pod).Spec.NodeName = "n2" }, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := c.old.DeepCopyObject().(client.Object)
+			c.update(n)
+			pred := runnerChanged()
+			if _, ok := c.old.(*kvv1.KVBenchmark); ok {
+				pred = specChanged()
+			}
+			if got := pred.Update(event.UpdateEvent{ObjectOld: c.old, ObjectNew: n}); got != c.pass {
+				t.Errorf("brings a pass = %v, want %v", got, c.pass)
+			}
+		})
+	}
+}
