@@ -1,17 +1,28 @@
 package controllers
 
 import (
+	"context"
+	"io"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
+	"github.com/kvbench/kvbench-operator/controllers/render"
+	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
 func TestUpdatesThatBringAPass(t *testing.T) {
@@ -72,5 +83,60 @@ func TestUpdatesThatBringAPass(t *testing.T) {
 				t.Errorf("brings a pass = %v, want %v", got, c.pass)
 			}
 		})
+	}
+}
+
+// A runner pod's end starts the read of its whole log at once, before any pass runs; other updates
+// start nothing.
+func TestAPodsEndStartsItsFinalRead(t *testing.T) {
+	b := w.MakeKVBenchmark("ends", "ns").UID("uid-ends").Obj()
+	job, err := render.Job(b, plan.Plan(b)[0], render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.UID = "uid-job"
+	sch := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(sch); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(job).Build()
+	var mu sync.Mutex
+	var opened []string
+	r := &KVBenchmarkReconciler{Client: c, Clock: clock.RealClock{}, logReader: NewLogReader(func(_ context.Context, ns, pod, _ string) (io.ReadCloser, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		opened = append(opened, ns+"/"+pod)
+		return io.NopCloser(strings.NewReader("")), nil
+	})}
+	running := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ends-pod", UID: "uid-pod", ResourceVersion: "1",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	ready := running.DeepCopy()
+	ready.ResourceVersion = "2"
+	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	ended := ready.DeepCopy()
+	ended.ResourceVersion = "3"
+	ended.Status.Phase = corev1.PodSucceeded
+
+	h := r.ended()
+	h.Update(context.Background(), event.UpdateEvent{ObjectOld: running, ObjectNew: ready}, nil)
+	mu.Lock()
+	if len(opened) != 0 {
+		t.Fatalf("a running pod's update started reads: %v", opened)
+	}
+	mu.Unlock()
+	h.Update(context.Background(), event.UpdateEvent{ObjectOld: ready, ObjectNew: ended}, nil)
+	select {
+	case ev := <-r.logReader.Final:
+		if ev.Object.GetName() != "ends" {
+			t.Fatalf("the read reconciles %s, want the benchmark", ev.Object.GetName())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no final read after the pod ended")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(opened) != 1 || opened[0] != "ns/ends-pod" {
+		t.Fatalf("reads %v, want the ended pod's", opened)
 	}
 }

@@ -367,7 +367,7 @@ func TestRocksJavaRunnerKeepsFinishedPhasesOnSIGTERM(t *testing.T) {
 	}
 	var res api.Result
 	strictDecode(t, data, &res)
-	if len(res.Phases) != 1 || res.Error == "" || !strings.Contains(stderr.String(), "kvbench-runner-java: error: interrupted") {
+	if len(res.Phases) != 1 || res.Error == "" || !strings.Contains(stderr.String(), "interrupted by a signal") {
 		t.Errorf("result file: %d phases, error %q; stderr %s", len(res.Phases), res.Error, stderr.String())
 	}
 }
@@ -603,5 +603,75 @@ func TestRocksJavaRunEntryPointRefusesWhatItCannotDo(t *testing.T) {
 	l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
 	if code != 1 || err != nil || l.Result == nil || !strings.Contains(l.Result.Error, "Unable to load the RocksDB shared library") {
 		t.Errorf("no JNI library: exit %d, result %+v (%v), stderr %q", code, l.Result, err, stderr)
+	}
+}
+
+// A SIGTERM while a load runs (a pod deleted mid-run): the runner ends on its own, without a JVM crash
+// (RocksDB's handles closed or its static destructors run while the worker threads are inside native
+// calls), and answers as the Go runner does: exit 1, the result line, file and summary with the error.
+func TestRocksJavaRunnerEndsCleanlyOnSIGTERMDuringALoad(t *testing.T) {
+	java := javaRunner(t)
+	for _, load := range []string{"fillseq", "fillrandom"} {
+		t.Run(load, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "db")
+			resultPath, summaryPath := filepath.Join(dir, "result.json"), filepath.Join(dir, "summary.json")
+			cmd := exec.Command("java", append(slices.Clone(java), "--db="+db, "--benchmarks="+load,
+				"--num=1000000000", "--threads=2", "--json="+resultPath, "--summary-file="+summaryPath, "--result-lines")...)
+			cmd.Dir = dir // where the JVM writes hs_err_pid*.log
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = cmd.Process.Kill() }()
+			// The load is well under way once memtables were flushed: background jobs run beside the writers.
+			began := time.Now()
+			for {
+				if ssts, _ := filepath.Glob(filepath.Join(db, "*.sst")); len(ssts) >= 2 {
+					break
+				}
+				if time.Since(began) > 60*time.Second {
+					t.Fatalf("the load did not begin; stderr %s", stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			var werr error
+			select {
+			case werr = <-exited:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("still running 30s after SIGTERM; stderr %s", stderr.String())
+			}
+			if crashes, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log")); len(crashes) > 0 {
+				t.Errorf("the JVM crashed: %v", crashes)
+			}
+			for _, s := range []string{"SIGSEGV", "A fatal error has been detected"} {
+				if strings.Contains(stderr.String(), s) || strings.Contains(stdout.String(), s) {
+					t.Errorf("output holds %q; stderr %s", s, stderr.String())
+				}
+			}
+			ee, ok := werr.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 1 {
+				t.Errorf("exit %v, want status 1 (as the Go runner); stderr %s", werr, stderr.String())
+			}
+			l, err := archive.ReadLog(strings.NewReader(stdout.String()), api.DefaultResultLimits, true)
+			if err != nil || l.Result == nil || !strings.Contains(l.Result.Error, "interrupted") {
+				t.Fatalf("no result line with the error (%v): %s", err, stdout.String())
+			}
+			var res api.Result
+			decodeFile(t, resultPath, &res)
+			var sum api.Summary
+			decodeFile(t, summaryPath, &sum)
+			// The load did not finish: no phase, the error names it, as the Go runner's "fillseq: interrupted by SIGTERM".
+			if len(res.Phases) != 0 || !strings.HasPrefix(res.Error, load+": interrupted by a signal") || sum.Error != res.Error ||
+				!strings.Contains(stderr.String(), "kvbench-runner-java: error: "+load+": interrupted by a signal") {
+				t.Errorf("result file: %d phases, error %q; summary error %q; stderr %s", len(res.Phases), res.Error, sum.Error, stderr.String())
+			}
+		})
 	}
 }

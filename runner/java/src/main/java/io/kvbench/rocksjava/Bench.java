@@ -70,6 +70,20 @@ public final class Bench {
     }
   }
 
+  /**
+   * Set by Main's signal hook: the measuring loops end after their current operation and the phase then fails
+   * with this reason, so the database is closed on the main thread after its workers left their native calls.
+   */
+  static volatile String stopReason;
+
+  /** Fails with the stop reason once the signal hook set it. */
+  static void stopIfAsked(String what) {
+    String why = stopReason;
+    if (why != null) {
+      throw new IllegalStateException(what + ": " + why);
+    }
+  }
+
   private static final long QUANTUM_NS = 10_000_000; // the Go runner's writerQuantum: at most 100 sleeps/s
 
   /** Runs every benchmark, repeat times; each finished phase goes to onPhase. */
@@ -79,7 +93,10 @@ public final class Bench {
     for (int it = 0; it < c.repeat; it++) {
       for (String b : c.benchmarks) {
         switch (b) {
-          case "waitforcompaction" -> engine.waitForCompaction();
+          case "waitforcompaction" -> {
+            engine.waitForCompaction();
+            stopIfAsked(b);
+          }
           case "stats" -> out.accept(engine.statsText());
           default -> {
             Model.Phase p = phase(b, seed, index);
@@ -206,6 +223,7 @@ public final class Bench {
     if (failed.get() != null) {
       throw new RuntimeException(name + ": " + failed.get().getMessage(), failed.get());
     }
+    stopIfAsked(name);
     long allocated = 0, ops = 0;
     for (Worker w : ws) {
       allocated += w.allocated;
@@ -244,7 +262,7 @@ public final class Bench {
           Hist.record(w.hist, now - prev);
           prev = now;
           w.ops++;
-          if (now >= deadline) {
+          if (now >= deadline || stopReason != null) {
             break;
           }
         }
@@ -262,7 +280,7 @@ public final class Bench {
           Hist.record(w.hist, now - prev);
           prev = now;
           w.ops++;
-          if (now >= deadline) {
+          if (now >= deadline || stopReason != null) {
             break;
           }
         }
@@ -280,7 +298,7 @@ public final class Bench {
             Hist.record(w.hist, now - prev);
             prev = now;
             w.ops++;
-            if (now >= deadline) {
+            if (now >= deadline || stopReason != null) {
               break;
             }
           }
@@ -312,7 +330,7 @@ public final class Bench {
           Hist.record(w.hist, now - prev);
           prev = now;
           w.ops++;
-          if (now >= deadline) {
+          if (now >= deadline || stopReason != null) {
             break;
           }
         }
@@ -382,7 +400,7 @@ public final class Bench {
       Hist.record(w.kinds[kind], now - prev);
       prev = now;
       w.ops++;
-      if (now >= deadline) {
+      if (now >= deadline || stopReason != null) {
         break;
       }
     }
@@ -492,6 +510,9 @@ public final class Bench {
         Hist.record(w.hist, now - prev);
         prev = now;
         w.ops++;
+        if (stopReason != null) {
+          return;
+        }
       }
     }
     try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {

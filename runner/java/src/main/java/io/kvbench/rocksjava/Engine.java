@@ -205,10 +205,10 @@ public final class Engine implements AutoCloseable {
 
   /** Waits until no flush or compaction is pending or running (db_bench's waitforcompaction). */
   public void waitForCompaction() throws RocksDBException, InterruptedException {
-    while (db.getLongProperty("rocksdb.compaction-pending") != 0
+    while (Bench.stopReason == null && (db.getLongProperty("rocksdb.compaction-pending") != 0
         || db.getLongProperty("rocksdb.num-running-compactions") != 0
         || db.getLongProperty("rocksdb.num-running-flushes") != 0
-        || db.getLongProperty("rocksdb.mem-table-flush-pending") != 0) {
+        || db.getLongProperty("rocksdb.mem-table-flush-pending") != 0)) {
       Thread.sleep(100);
     }
   }

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The thin entry point:
@@ -20,6 +22,9 @@ import java.util.List;
  */
 public final class Main {
   private Main() {}
+
+  /** How long the signal hook waits for the run to stop (Kubernetes' default grace period is 30 s). */
+  static final int STOP_WAIT_S = 20;
 
   public static void main(String[] args) {
     System.exit(run(Arrays.asList(args), System.out, System.err));
@@ -153,16 +158,29 @@ public final class Main {
     res.dataset.keySize = c.keySize;
     res.dataset.valueSizeAvg = c.valueSize;
     res.dataset.bytes = c.num * (c.keySize + c.valueSize);
-    // SIGTERM (a deleted or evicted pod) or SIGINT: the phases that finished still go out, with the
-    // error saying why the run stopped, as the Go runner does; the hook then lets the JVM exit.
+    // SIGTERM (a deleted or evicted pod) or SIGINT: the hook asks the workers to stop; the phase fails, the
+    // main thread closes the database once they have left their native calls (closing it under them, or exiting
+    // with it open, crashes the JVM in RocksDB), writes what finished with the error and then this exit status,
+    // which the hook exits with, as the Go runner does. Only if the main thread has not ended within STOP_WAIT_S
+    // does the hook write the outputs itself.
+    CountDownLatch ended = new CountDownLatch(1);
+    int[] status = {1};
     boolean[] finished = new boolean[1];
     Thread hook = new Thread(() -> {
+      Bench.stopReason = "interrupted by a signal (SIGTERM or SIGINT; in Kubernetes: the runner pod was deleted, "
+          + "evicted or preempted)";
+      try {
+        if (ended.await(STOP_WAIT_S, TimeUnit.SECONDS)) {
+          Runtime.getRuntime().halt(status[0]); // System.exit would wait for this hook
+        }
+      } catch (InterruptedException ex) {
+        // Write what there is, below.
+      }
       synchronized (res) {
         if (finished[0]) {
           return;
         }
-        res.error = "interrupted by a signal (SIGTERM or SIGINT; in Kubernetes: the runner pod was deleted, "
-            + "evicted or preempted)";
+        res.error = Bench.stopReason + "; the run did not stop within " + STOP_WAIT_S + "s";
         res.endTime = Bench.now();
         try {
           write(c.jsonPath, Output.json(res, true), out);
@@ -176,6 +194,7 @@ public final class Main {
         out.flush();
         err.println("kvbench-runner-java: error: " + res.error);
       }
+      Runtime.getRuntime().halt(1);
     }, "kvbench-signal");
     Runtime.getRuntime().addShutdownHook(hook);
     String failure = null;
@@ -207,9 +226,10 @@ public final class Main {
     out.flush();
     if (failure != null) {
       err.println("kvbench-runner-java: error: " + failure.replace('\n', ' '));
-      return 1;
     }
-    return 0;
+    status[0] = failure != null ? 1 : 0;
+    ended.countDown();
+    return status[0];
   }
 
   /** After each phase: the summary file and --json kept current, the phase's log line. */

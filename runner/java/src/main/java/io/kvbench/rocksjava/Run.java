@@ -159,7 +159,7 @@ public final class Run {
     while (true) {
       idle = engine.compactionIdle();
       long waited = System.nanoTime() - start;
-      if (idle || waited >= s.settleNanos) {
+      if (idle || waited >= s.settleNanos || Bench.stopReason != null) {
         prot.settleSeconds = Bench.round(waited / 1e9, 1e3);
         prot.settleTimedOut = !idle;
         break;
