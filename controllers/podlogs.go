@@ -210,11 +210,12 @@ func (l *LogReader) readAll(req logRead) {
 			}
 			p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
 			if p.finalWanted && !req.ended {
-				p.finalWanted, p.reading = false, true
+				p.reading = true
 				final := req
 				final.ended = true
 				l.queueFinal(final)
 			}
+			p.finalWanted = false // asked for, or this read was the final one
 		}
 		next, more := logRead{}, len(l.queue) > 0
 		if more {
