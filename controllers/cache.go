@@ -32,14 +32,16 @@ func CacheOptions() cache.Options {
 }
 
 // trimmed drops from a cached runner Job or pod the fields the operator never reads: managed
-// fields, and each container's command, args, env and mounts and the pod's volumes. Kept: labels,
-// owner references, the node affinity (the pinned node), nodeName and the whole status.
+// fields, each container's command, args, env and mounts, the pod's volumes, and the resources but
+// a Job's requests (a node's fit reads them). Kept: labels, owner references, the node affinity
+// (the pinned node), nodeName and the whole status.
 func trimmed(o any) (any, error) {
 	var ps *corev1.PodSpec
+	keepRequests := false
 	switch obj := o.(type) {
 	case *batchv1.Job:
 		obj.ManagedFields = nil
-		ps = &obj.Spec.Template.Spec
+		ps, keepRequests = &obj.Spec.Template.Spec, true
 	case *corev1.Pod:
 		obj.ManagedFields = nil
 		ps = &obj.Spec
@@ -50,6 +52,11 @@ func trimmed(o any) (any, error) {
 	for _, cs := range [][]corev1.Container{ps.InitContainers, ps.Containers} {
 		for i := range cs {
 			cs[i].Command, cs[i].Args, cs[i].Env, cs[i].EnvFrom, cs[i].VolumeMounts = nil, nil, nil, nil, nil
+			requests := cs[i].Resources.Requests
+			cs[i].Resources = corev1.ResourceRequirements{}
+			if keepRequests {
+				cs[i].Resources.Requests = requests
+			}
 		}
 	}
 	return o, nil

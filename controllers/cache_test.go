@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kvbench/kvbench-operator/controllers/plan"
@@ -37,8 +38,11 @@ func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
 		t.Errorf("labels %v, owners %v, managed fields %v", got.Labels, got.OwnerReferences, got.ManagedFields)
 	}
 	c := got.Spec.Template.Spec.Containers[0]
-	if c.Args != nil || c.Env != nil || c.VolumeMounts != nil || got.Spec.Template.Spec.Volumes != nil {
+	if c.Args != nil || c.Env != nil || c.VolumeMounts != nil || got.Spec.Template.Spec.Volumes != nil || c.Resources.Limits != nil {
 		t.Errorf("runner config kept: %+v", c)
+	}
+	if want := job.Spec.Template.Spec.Containers[0].Resources.Requests; len(want) == 0 || !equality.Semantic.DeepEqual(requestsOf(&got.Spec.Template.Spec), want) {
+		t.Errorf("the Job's requests after trimming: %v, want %v (a node's fit reads them)", requestsOf(&got.Spec.Template.Spec), want)
 	}
 	args := size(t, job.Spec.Template.Spec.Containers[0].Args)
 	if after := size(t, got); after+args > before {
@@ -51,7 +55,7 @@ func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
 	pod.Spec.NodeName = "node-7"
 	out, _ = trimmed(pod)
 	p := out.(*corev1.Pod)
-	if p.Spec.NodeName != "node-7" || p.Spec.Containers[0].Args != nil || p.Status.ContainerStatuses[0].State.Terminated.Message != "summary" {
+	if p.Spec.NodeName != "node-7" || p.Spec.Containers[0].Args != nil || p.Spec.Containers[0].Resources.Requests != nil || p.Status.ContainerStatuses[0].State.Terminated.Message != "summary" {
 		t.Errorf("trimmed pod: node %q, args %v, status %+v", p.Spec.NodeName, p.Spec.Containers[0].Args, p.Status)
 	}
 	// Tombstones and other objects pass through.

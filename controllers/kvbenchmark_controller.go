@@ -727,7 +727,7 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 	// The series follow status and the archives it names: rebuild them when either changed, or
 	// an archive could not be read yet.
 	if changed || !r.Metrics.Has(p.key()) || !r.haveArchivedResults(b) {
-		r.Metrics.Set(b, r.archivedResults(ctx, b))
+		r.Metrics.SetSeries(b, r.archivedSeries(ctx, b))
 		if !r.haveArchivedResults(b) {
 			p.want(archiveRetry) // no pass follows the operator's own status writes (SetupWithManager)
 		}
@@ -855,7 +855,7 @@ func (r *KVBenchmarkReconciler) archive(ctx context.Context, b *kvv1.KVBenchmark
 	archived, err := r.storeArchive(ctx, b, snap.built.cm.DeepCopy(), snap.built.dropped)
 	if err == nil && archived.ConfigMap != "" && snap.built.res != nil {
 		// The series read it next: no need to read back and decode what was just written.
-		r.cacheResult(types.NamespacedName{Namespace: b.Namespace, Name: archived.ConfigMap}, b.Name, snap.built.res)
+		r.cacheResult(types.NamespacedName{Namespace: b.Namespace, Name: archived.ConfigMap}, b, run.Name, run.Engine.Name, snap.built.res)
 	}
 	return archived, err
 }

@@ -10,11 +10,12 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/controllers/metrics"
 )
 
-// resultCache keeps of the archived full results what the metrics are built from (forMetrics),
-// so the archive ConfigMaps are read once per operator process rather than on every reconcile
-// (and not cached wholesale by an informer).
+// resultCache keeps, of each archived full result, the series built from it (metrics.RunSeries),
+// so an archive ConfigMap is read and decoded once per operator process rather than on every
+// reconcile (and not cached wholesale by an informer), and the result itself is not kept.
 type resultCache struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]cachedResult // by ConfigMap
@@ -22,13 +23,13 @@ type resultCache struct {
 
 type cachedResult struct {
 	benchmark string
-	res       *kvv1.Result
+	series    *metrics.RunSeries
 }
 
-// archivedResults returns the full result of every run of b that has an archive, by run name.
-// A run whose archive cannot be read has none here; its series come from status.
-func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVBenchmark) map[string]*kvv1.Result {
-	out := map[string]*kvv1.Result{}
+// archivedSeries returns the series of the archived result of every run of b that has an archive,
+// by run name. A run whose archive cannot be read has none here; its series come from status.
+func (r *KVBenchmarkReconciler) archivedSeries(ctx context.Context, b *kvv1.KVBenchmark) map[string]*metrics.RunSeries {
+	out := map[string]*metrics.RunSeries{}
 	for _, run := range b.Status.Runs {
 		if run.FullResult == nil || run.FullResult.ConfigMap == "" {
 			continue
@@ -38,7 +39,7 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 		c, ok := r.results.m[key]
 		r.results.mu.Unlock()
 		if ok {
-			out[run.Name] = c.res
+			out[run.Name] = c.series
 			continue
 		}
 		var cm corev1.ConfigMap
@@ -51,21 +52,21 @@ func (r *KVBenchmarkReconciler) archivedResults(ctx context.Context, b *kvv1.KVB
 			logf.FromContext(ctx).Info("cannot decode the archived result; its series come from status", "configMap", key.Name, "error", err.Error())
 			continue
 		}
-		out[run.Name] = r.cacheResult(key, b.Name, res)
+		out[run.Name] = r.cacheResult(key, b, run.Name, run.Engine, res)
 	}
 	return out
 }
 
-// cacheResult keeps what the series read of the result archived in ConfigMap key, and returns it.
-func (r *KVBenchmarkReconciler) cacheResult(key types.NamespacedName, benchmark string, res *kvv1.Result) *kvv1.Result {
-	res = forMetrics(res)
+// cacheResult keeps the series of the result of b's run archived in ConfigMap key, and returns them.
+func (r *KVBenchmarkReconciler) cacheResult(key types.NamespacedName, b *kvv1.KVBenchmark, run string, engine kvv1.EngineName, res *kvv1.Result) *metrics.RunSeries {
+	series := metrics.NewRunSeries(b, run, engine, res)
 	r.results.mu.Lock()
 	defer r.results.mu.Unlock()
 	if r.results.m == nil {
 		r.results.m = map[types.NamespacedName]cachedResult{}
 	}
-	r.results.m[key] = cachedResult{benchmark: benchmark, res: res}
-	return res
+	r.results.m[key] = cachedResult{benchmark: b.Name, series: series}
+	return series
 }
 
 // haveArchivedResults says whether every archive b's status names is in the cache.
@@ -91,23 +92,4 @@ func (r *KVBenchmarkReconciler) forgetResults(key types.NamespacedName) {
 			delete(r.results.m, k)
 		}
 	}
-}
-
-// forMetrics keeps of a full result the phases and the load without what no series reads: time
-// series, engine dumps, encoded histograms, device and protocol details, and the provenance (with
-// its OPTIONS file, most of an archive). With a thousand finished runs in one operator, the whole
-// results were its largest use of memory.
-func forMetrics(res *kvv1.Result) *kvv1.Result {
-	strip := func(p kvv1.PhaseResult) kvv1.PhaseResult {
-		return kvv1.PhaseResult{PhaseSummary: p.PhaseSummary, PulseRounds: p.PulseRounds, Usage: p.Usage, EngineStats: p.EngineStats}
-	}
-	out := &kvv1.Result{SchemaVersion: res.SchemaVersion, Engine: res.Engine, Phases: make([]kvv1.PhaseResult, len(res.Phases))}
-	for i := range res.Phases {
-		out.Phases[i] = strip(res.Phases[i])
-	}
-	if res.Load != nil {
-		l := strip(*res.Load)
-		out.Load = &l
-	}
-	return out
 }

@@ -1,7 +1,8 @@
 // Package metrics exports KVBenchmark results as Prometheus series. The series of a benchmark are
-// rebuilt on every reconcile from each run's full result (the archive) when there is one, else
-// from its status (so they survive an operator restart), and dropped when the benchmark is
-// deleted. Every phase has its own series: the phase label is its index in the run.
+// rebuilt on every reconcile from its status, and, for each run with a full result (the archive),
+// from that result's series (RunSeries, built once when the archive is read or written), so they
+// survive an operator restart; they are dropped when the benchmark is deleted. Every phase has its
+// own series: the phase label is its index in the run.
 package metrics
 
 import (
@@ -127,7 +128,7 @@ var runPhases = []kvv1.RunPhase{kvv1.RunPending, kvv1.RunRunning, kvv1.RunSuccee
 // half of an update.
 type Collector struct {
 	mu     sync.RWMutex
-	series map[types.NamespacedName][]sample
+	series map[types.NamespacedName]benchmarkSeries
 
 	// JobsCreated counts Jobs this operator process created (a process-local counter).
 	JobsCreated *prometheus.CounterVec
@@ -136,7 +137,7 @@ type Collector struct {
 // NewCollector returns an empty collector.
 func NewCollector() *Collector {
 	return &Collector{
-		series: map[types.NamespacedName][]sample{},
+		series: map[types.NamespacedName]benchmarkSeries{},
 		JobsCreated: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kvbench_run_jobs_created_total",
 			Help: "Runner Jobs created by this operator process.",
@@ -166,27 +167,76 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, ms := range c.series {
-		for _, m := range ms {
-			// Every sample was checked when built; an error here would only drop this one series.
-			if metric, err := prometheus.NewConstMetric(m.desc, prometheus.GaugeValue, m.value, m.labels...); err == nil {
-				ch <- metric
+		for _, s := range ms.own {
+			collect(ch, s)
+		}
+		for _, rs := range ms.runs {
+			for _, s := range rs {
+				collect(ch, s)
 			}
 		}
 	}
 }
 
-// sample is one series, kept as its values: the metric is built when scraped. With a thousand
-// benchmarks, label pairs kept as built metrics were most of the operator's heap.
+func collect(ch chan<- prometheus.Metric, s sample) {
+	labels := s.labels
+	if len(s.extra) > 0 {
+		labels = append(append(make([]string, 0, len(s.labels)+len(s.extra)), s.labels...), s.extra...)
+	}
+	// Every sample was checked when built; an error here would only drop this one series.
+	if metric, err := prometheus.NewConstMetric(s.desc, prometheus.GaugeValue, s.value, labels...); err == nil {
+		ch <- metric
+	}
+}
+
+// sample is one series, kept as its values: the metric is built when scraped. The labels of one
+// phase are shared by its series, each adding at most a quantile, an operation or a round (extra):
+// with a thousand benchmarks, a copy of the labels per series was most of the operator's heap.
 type sample struct {
 	desc   *prometheus.Desc
 	value  float64
 	labels []string
+	extra  []string
+}
+
+// benchmarkSeries are a benchmark's series: those built from its status (own) and, for the runs
+// with an archived result, that result's series within the run's share of the budget.
+type benchmarkSeries struct {
+	own  []sample
+	runs [][]sample
+}
+
+// RunSeries are the series of one run's phases, built once from its archived full result: the
+// operator keeps these rather than the results (a result is several times their size).
+type RunSeries struct {
+	samples []sample
+	refused int
+}
+
+// NewRunSeries builds the series of the phases of b's run named run (engine engine) from its full
+// result.
+func NewRunSeries(b *kvv1.KVBenchmark, run string, engine kvv1.EngineName, res *kvv1.Result) *RunSeries {
+	bl := &builder{seen: map[seenKey]bool{}, left: -1}
+	addRunPhases(bl, b, run, engine, runPhasesOf(nil, res))
+	return &RunSeries{samples: bl.out, refused: bl.refused}
 }
 
 // Set replaces the series of b with what its runs' full results (by run name; nil or missing:
 // none) and otherwise its status say.
 func (c *Collector) Set(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) {
-	ms := build(b, full)
+	archived := map[string]*RunSeries{}
+	for _, r := range b.Status.Runs {
+		if res := full[r.Name]; res != nil {
+			archived[r.Name] = NewRunSeries(b, r.Name, r.Engine, res)
+		}
+	}
+	c.SetSeries(b, archived)
+}
+
+// SetSeries replaces the series of b with its status's and, for each run in archived (by run
+// name), the series of its archived result.
+func (c *Collector) SetSeries(b *kvv1.KVBenchmark, archived map[string]*RunSeries) {
+	ms := build(b, archived)
 	c.mu.Lock()
 	c.series[types.NamespacedName{Namespace: b.Namespace, Name: b.Name}] = ms
 	c.mu.Unlock()
@@ -211,16 +261,22 @@ func (c *Collector) Delete(key types.NamespacedName) {
 // builder collects a benchmark's samples, refusing those that would break a scrape or flood it.
 type builder struct {
 	out     []sample
-	seen    map[string]bool
+	seen    map[seenKey]bool
 	refused int
 	// left is how many more series the current run may add (negative: no bound).
 	left int
 }
 
+// seenKey is a series' identity: its descriptor and its label values, joined.
+type seenKey struct {
+	desc   *prometheus.Desc
+	labels string
+}
+
 // add adds one series unless its value is not finite, its label set repeats one already added,
-// or the run's share of the budget is spent.
-func (b *builder) add(d *prometheus.Desc, v float64, labels ...string) {
-	key := d.String() + "\xff" + strings.Join(labels, "\xff")
+// or the run's share of the budget is spent; extra labels follow the shared ones.
+func (b *builder) add(d *prometheus.Desc, v float64, labels []string, extra ...string) {
+	key := seenKey{d, strings.Join(labels, "\xff") + "\xff\xff" + strings.Join(extra, "\xff")}
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0), b.seen[key], b.left == 0:
 		b.refused++
@@ -230,40 +286,44 @@ func (b *builder) add(d *prometheus.Desc, v float64, labels ...string) {
 	if b.left > 0 {
 		b.left--
 	}
-	b.out = append(b.out, sample{desc: d, value: v, labels: labels})
+	b.out = append(b.out, sample{desc: d, value: v, labels: labels, extra: extra})
 }
 
-func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []sample {
-	bl := &builder{seen: map[string]bool{}, left: -1}
+// take adds the first of a run's archived series that its share of the budget allows.
+func (b *builder) take(rs *RunSeries) []sample {
+	n := len(rs.samples)
+	if b.left >= 0 {
+		n = min(n, b.left)
+	}
+	b.refused += rs.refused + len(rs.samples) - n
+	return rs.samples[:n:n]
+}
+
+func build(b *kvv1.KVBenchmark, archived map[string]*RunSeries) benchmarkSeries {
+	bl := &builder{seen: map[seenKey]bool{}, left: -1}
+	var out benchmarkSeries
 	add := bl.add
-	medium := string(b.Spec.Storage.Medium)
-	dataset := strconv.FormatInt(plan.DatasetBytes(b.Spec.Dataset), 10)
 	for _, p := range benchPhases {
-		add(descBenchPhase, boolValue(b.Status.Phase == p), b.Namespace, b.Name, string(p))
+		add(descBenchPhase, boolValue(b.Status.Phase == p), []string{b.Namespace, b.Name}, string(p))
 	}
 	share := MaxSeries / max(1, len(b.Status.Runs))
 	for _, r := range b.Status.Runs {
 		bl.left = share
-		_, node, _ := strings.Cut(r.Name, "@") // EachNode's "<engine>@<node>"
-		runLabels := []string{b.Namespace, b.Name, string(r.Engine), medium, dataset, node}
+		runLabels := []string{b.Namespace, b.Name, string(r.Engine), string(b.Spec.Storage.Medium), datasetLabel(b), nodeOf(r.Name)}
 		for _, p := range runPhases {
-			add(descRunPhase, boolValue(r.Phase == p), append(append([]string{}, runLabels...), string(p))...)
+			add(descRunPhase, boolValue(r.Phase == p), runLabels, string(p))
 		}
 		if r.StartTime != nil {
-			add(descRunStart, float64(r.StartTime.Unix()), runLabels...)
+			add(descRunStart, float64(r.StartTime.Unix()), runLabels)
 			if r.CompletionTime != nil {
-				add(descRunDuration, r.CompletionTime.Sub(r.StartTime.Time).Seconds(), runLabels...)
+				add(descRunDuration, r.CompletionTime.Sub(r.StartTime.Time).Seconds(), runLabels)
 			}
 		}
-		for _, p := range runPhasesOf(r, full[r.Name]) {
-			if !validLabel(p.Workload) {
-				bl.refused++ // the phase's series, counted as one
-				continue
-			}
-			l := []string{b.Namespace, b.Name, string(r.Engine), p.label, p.Workload, strconv.Itoa(int(p.Threads)),
-				strconv.Itoa(int(p.Iteration)), medium, dataset, node}
-			addPhase(bl, l, p.PhaseResult)
+		if rs := archived[r.Name]; rs != nil {
+			out.runs = append(out.runs, bl.take(rs))
+			continue
 		}
+		addRunPhases(bl, b, r.Name, r.Engine, runPhasesOf(&r, nil))
 	}
 	bl.left = -1
 	if c := b.Status.Baseline; c != nil {
@@ -276,11 +336,36 @@ func build(b *kvv1.KVBenchmark, full map[string]*kvv1.Result) []sample {
 				continue
 			}
 			seen[k] = true
-			add(descChange, ch.Ratio, l...)
+			add(descChange, ch.Ratio, l)
 		}
 	}
-	add(descRefused, float64(bl.refused), b.Namespace, b.Name)
-	return bl.out
+	add(descRefused, float64(bl.refused), []string{b.Namespace, b.Name})
+	out.own = bl.out
+	return out
+}
+
+// addRunPhases adds the series of the phases of b's run named run.
+func addRunPhases(bl *builder, b *kvv1.KVBenchmark, run string, engine kvv1.EngineName, phases []labelledPhase) {
+	medium, dataset, node := string(b.Spec.Storage.Medium), datasetLabel(b), nodeOf(run)
+	for _, p := range phases {
+		if !validLabel(p.Workload) {
+			bl.refused++ // the phase's series, counted as one
+			continue
+		}
+		l := []string{b.Namespace, b.Name, string(engine), p.label, p.Workload, strconv.Itoa(int(p.Threads)),
+			strconv.Itoa(int(p.Iteration)), medium, dataset, node}
+		addPhase(bl, l, p.PhaseResult)
+	}
+}
+
+func datasetLabel(b *kvv1.KVBenchmark) string {
+	return strconv.FormatInt(plan.DatasetBytes(b.Spec.Dataset), 10)
+}
+
+// nodeOf is the node of an EachNode run ("<engine>@<node>"), empty for others.
+func nodeOf(run string) string {
+	_, node, _ := strings.Cut(run, "@")
+	return node
 }
 
 // labelledPhase is a phase with its phase label.
@@ -290,9 +375,9 @@ type labelledPhase struct {
 }
 
 // runPhasesOf lists a run's phases and its load (label "load"), from the full result when there
-// is one (every phase, every detail), else from status (the bounded summary, or the phases
+// is one (every phase, every detail), else from status r (the bounded summary, or the phases
 // streamed so far). Lists without indexes (schema v1) are numbered by position.
-func runPhasesOf(r kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
+func runPhasesOf(r *kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
 	var phases []kvv1.PhaseResult
 	var load *kvv1.PhaseResult
 	if res != nil {
@@ -330,43 +415,42 @@ func runPhasesOf(r kvv1.RunStatus, res *kvv1.Result) []labelledPhase {
 // addPhase adds one phase's series; absent numbers (nil fields) make no series.
 func addPhase(bl *builder, l []string, p *kvv1.PhaseResult) {
 	add := bl.add
-	w := func(extra ...string) []string { return append(append([]string{}, l...), extra...) }
-	add(descOps, p.OpsPerSec, l...)
-	add(descOpLatency, p.MicrosPerOp/1e6, l...)
-	add(descDuration, p.Seconds, l...)
-	add(descOpsCount, float64(p.Ops), l...)
+	add(descOps, p.OpsPerSec, l)
+	add(descOpLatency, p.MicrosPerOp/1e6, l)
+	add(descDuration, p.Seconds, l)
+	add(descOpsCount, float64(p.Ops), l)
 	if p.MBPerSec != 0 {
-		add(descBytes, p.MBPerSec*1024*1024, l...)
+		add(descBytes, p.MBPerSec*1024*1024, l)
 	}
 	if p.Found != nil {
-		add(descFound, float64(*p.Found), l...)
+		add(descFound, float64(*p.Found), l)
 	}
 	if p.WriteRate != nil {
-		add(descWriteRate, *p.WriteRate, l...)
+		add(descWriteRate, *p.WriteRate, l)
 	}
 	if p.TargetOpsPerSec != nil {
-		add(descTarget, *p.TargetOpsPerSec, l...)
-		add(descTargetMissed, boolValue(p.TargetMissed), l...)
+		add(descTarget, *p.TargetOpsPerSec, l)
+		add(descTargetMissed, boolValue(p.TargetMissed), l)
 	}
 	if p.ServiceP99Micros != nil {
-		add(descServiceP99, *p.ServiceP99Micros/1e6, l...)
+		add(descServiceP99, *p.ServiceP99Micros/1e6, l)
 	}
 	if p.Pulse != nil {
-		add(descPulseRounds, float64(p.Pulse.Rounds), l...)
-		add(descPulseMax, p.Pulse.MaxRoundSeconds, l...)
-		add(descPulseMean, p.Pulse.MeanRoundSeconds, l...)
+		add(descPulseRounds, float64(p.Pulse.Rounds), l)
+		add(descPulseMax, p.Pulse.MaxRoundSeconds, l)
+		add(descPulseMean, p.Pulse.MeanRoundSeconds, l)
 	}
 	for _, q := range quantiles(p.LatencyMicros) {
-		add(descLatency, q.v/1e6, w(q.q)...)
+		add(descLatency, q.v/1e6, l, q.q)
 	}
 	for _, op := range p.Operations {
 		if !validLabel(op.Name) {
 			bl.refused++
 			continue
 		}
-		add(descOperationOps, op.OpsPerSec, w(op.Name)...)
+		add(descOperationOps, op.OpsPerSec, l, op.Name)
 		for _, q := range quantiles(op.LatencyMicros) {
-			add(descOperationLatency, q.v/1e6, w(op.Name, q.q)...)
+			add(descOperationLatency, q.v/1e6, l, op.Name, q.q)
 		}
 	}
 	for i, rd := range p.PulseRounds {
@@ -378,24 +462,24 @@ func addPhase(bl *builder, l []string, p *kvv1.PhaseResult) {
 			name string
 			v    float64
 		}{{"total", rd.TotalSeconds}, {"read", rd.ReadSeconds}, {"write", rd.WriteSeconds}, {"delete", rd.DeleteSeconds}} {
-			add(descPulseRound, part.v, w(round, part.name)...)
+			add(descPulseRound, part.v, l, round, part.name)
 		}
 	}
 	if p.Usage != nil {
-		add(descCPU, p.Usage.CPUSeconds, l...)
+		add(descCPU, p.Usage.CPUSeconds, l)
 	}
 	if es := p.EngineStats; es != nil {
 		if es.WriteAmplification != nil {
-			add(descWriteAmp, *es.WriteAmplification, l...)
+			add(descWriteAmp, *es.WriteAmplification, l)
 		}
 		if es.StallSeconds != nil {
-			add(descStall, *es.StallSeconds, l...)
+			add(descStall, *es.StallSeconds, l)
 		}
 		if es.LSMBytes != nil {
-			add(descLSM, float64(*es.LSMBytes), l...)
+			add(descLSM, float64(*es.LSMBytes), l)
 		}
 		if es.CompactionBytesWritten != nil {
-			add(descCompactionWritten, float64(*es.CompactionBytesWritten), l...)
+			add(descCompactionWritten, float64(*es.CompactionBytesWritten), l)
 		}
 	}
 }
