@@ -67,14 +67,20 @@ type LogReader struct {
 	pods map[types.UID]*podLog
 	// sweptAt is when pods nobody asked about for an hour were last forgotten (at most once a minute).
 	sweptAt time.Time
-	// At most maxLogReads reads run at once; the others wait in queue as small requests (a
-	// thousand runs' reads are a thousand entries here, not a thousand goroutines with pods).
-	active int
-	queue  []logRead
+	// At most maxLogReads reads run at once, of them at most maxRefreshes of running pods; the
+	// others wait in queue as small requests (a thousand runs' reads are a thousand entries here,
+	// not a thousand goroutines with pods).
+	active, refreshing int
+	queue              []logRead
 }
 
-// maxLogReads bounds concurrent log reads.
-const maxLogReads = 4
+// maxLogReads bounds concurrent log reads. Running pods' refreshes leave one reader to ended pods'
+// reads, which decide runs and free slots: a tenant's huge logs, read again every Refresh while
+// its pods run, cannot hold every reader.
+const (
+	maxLogReads  = 4
+	maxRefreshes = maxLogReads - 1
+)
 
 // logRead is one requested read: what of the pod it needs, and whom to reconcile after.
 type logRead struct {
@@ -137,8 +143,11 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 		p.reading = true
 		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended}
 		switch {
-		case l.active < maxLogReads:
+		case l.active < maxLogReads && (ended || l.refreshing < maxRefreshes):
 			l.active++
+			if !ended {
+				l.refreshing++
+			}
 			go l.readAll(req)
 		case ended:
 			l.queueFinal(req)
@@ -217,9 +226,16 @@ func (l *LogReader) readAll(req logRead) {
 			}
 			p.finalWanted = false // asked for, or this read was the final one
 		}
-		next, more := logRead{}, len(l.queue) > 0
+		if !req.ended {
+			l.refreshing--
+		}
+		// Ended pods' reads are queued first; a refresh waits for a refresh's reader.
+		next, more := logRead{}, len(l.queue) > 0 && (l.queue[0].ended || l.refreshing < maxRefreshes)
 		if more {
 			next, l.queue = l.queue[0], l.queue[1:]
+			if !next.ended {
+				l.refreshing++
+			}
 		} else {
 			l.active--
 		}

@@ -307,7 +307,8 @@ func TestLogReaderReadsEndedPodsFirst(t *testing.T) {
 	}
 	l.mu.Unlock()
 	close(release)
-	if want := []string{"ended-0", "ended-1", "running-4", "running-5"}; !slices.Equal(order, want) {
+	// maxRefreshes refreshes and ended-0 hold the readers.
+	if want := []string{"ended-1", "running-3", "running-4", "running-5"}; !slices.Equal(order, want) {
 		t.Errorf("queued reads %v, want %v", order, want)
 	}
 }
@@ -343,5 +344,50 @@ func TestLogReaderFollowsARunningReadWithTheFinalOne(t *testing.T) {
 	l.mu.Unlock()
 	if snap == nil || !snap.Final || opened.Load() != 2 {
 		t.Fatalf("after the final read: %+v, %d reads", snap, opened.Load())
+	}
+}
+
+// Running pods' refreshes never hold every reader: with more refreshes asked for than readers (a
+// tenant's huge logs, read again while its pods run), an ended pod's read still starts at once,
+// and every queued refresh is read after.
+func TestLogReaderKeepsAReaderForEndedPods(t *testing.T) {
+	release := make(chan struct{})
+	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
+		if strings.HasPrefix(name, "running-") {
+			<-release
+		}
+		return io.NopCloser(strings.NewReader("")), nil
+	})
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
+	}
+	for i := range maxLogReads + 2 {
+		l.Get(pod(fmt.Sprint("running-", i)), owner, false)
+	}
+	l.Get(pod("ended"), owner, true)
+	select {
+	case <-l.Final:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the ended pod's read waits behind the running pods' refreshes")
+	}
+	l.mu.Lock()
+	refreshing, queued := l.refreshing, len(l.queue)
+	l.mu.Unlock()
+	if refreshing != maxRefreshes || queued != maxLogReads+2-maxRefreshes {
+		t.Errorf("%d refreshes running and %d queued, want %d and %d", refreshing, queued, maxRefreshes, maxLogReads+2-maxRefreshes)
+	}
+	close(release)
+	for i := range maxLogReads + 2 {
+		select {
+		case <-l.Events:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of %d refreshes reported back", i, maxLogReads+2)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active != 0 || l.refreshing != 0 || len(l.queue) != 0 {
+		t.Errorf("after all reads: %d active, %d refreshing, %d queued", l.active, l.refreshing, len(l.queue))
 	}
 }
