@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +122,19 @@ var (
 		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 )
 
+// descs are the descriptors, by the index a sample keeps.
+var descs = []*prometheus.Desc{descOps, descBytes, descLatency, descOpLatency, descDuration, descOpsCount, descFound,
+	descWriteRate, descTarget, descTargetMissed, descServiceP99, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart,
+	descOperationOps, descOperationLatency, descPulseRound, descCPU, descWriteAmp, descStall, descLSM, descCompactionWritten, descChange, descRefused}
+
+var descIndex = func() map[*prometheus.Desc]uint8 {
+	m := map[*prometheus.Desc]uint8{}
+	for i, d := range descs {
+		m[d] = uint8(i)
+	}
+	return m
+}()
+
 var benchPhases = []kvv1.BenchmarkPhase{kvv1.PhasePending, kvv1.PhaseRunning, kvv1.PhaseSucceeded, kvv1.PhaseFailed}
 var runPhases = []kvv1.RunPhase{kvv1.RunPending, kvv1.RunRunning, kvv1.RunSucceeded, kvv1.RunFailed}
 
@@ -155,9 +169,7 @@ func (c *Collector) Register(reg prometheus.Registerer) error {
 
 // Describe sends the fixed descriptors; the counter registers itself separately.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descOps, descBytes, descLatency, descOpLatency, descDuration, descOpsCount, descFound,
-		descWriteRate, descTarget, descTargetMissed, descServiceP99, descPulseRounds, descPulseMax, descPulseMean, descBenchPhase, descRunPhase, descRunDuration, descRunStart,
-		descOperationOps, descOperationLatency, descPulseRound, descCPU, descWriteAmp, descStall, descLSM, descCompactionWritten, descChange, descRefused} {
+	for _, d := range descs {
 		ch <- d
 	}
 }
@@ -167,58 +179,106 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, ms := range c.series {
-		for _, s := range ms.own {
-			collect(ch, s)
-		}
+		ms.own.collect(ch)
 		for _, rs := range ms.runs {
-			for _, s := range rs {
-				collect(ch, s)
+			rs.collect(ch)
+		}
+	}
+}
+
+// sample is one series, kept as its value: the metric is built when scraped. Its labels are its
+// group's and at most two more (a quantile, an operation, a pulse round), by index in its set's
+// strings. With a thousand benchmarks, a copy of the labels per series was most of the
+// operator's heap; a sample is now 16 bytes.
+type sample struct {
+	value float64
+	desc  uint8     // index in descs
+	extra [2]uint16 // 1 + index in the set's strings; 0: none
+}
+
+// group is the series that share their labels (a phase's, a run's).
+type group struct {
+	labels  []string
+	samples []sample
+}
+
+// seriesSet is a compact set of series.
+type seriesSet struct {
+	groups  []group
+	strings []string
+}
+
+func (set *seriesSet) collect(ch chan<- prometheus.Metric) {
+	for _, g := range set.groups {
+		for _, s := range g.samples {
+			labels := g.labels
+			if s.extra[0] != 0 {
+				labels = append(make([]string, 0, len(g.labels)+2), g.labels...)
+				for _, e := range s.extra {
+					if e != 0 {
+						labels = append(labels, set.strings[e-1])
+					}
+				}
+			}
+			// Every sample was checked when built; an error here would only drop this one series.
+			if metric, err := prometheus.NewConstMetric(descs[s.desc], prometheus.GaugeValue, s.value, labels...); err == nil {
+				ch <- metric
 			}
 		}
 	}
 }
 
-func collect(ch chan<- prometheus.Metric, s sample) {
-	labels := s.labels
-	if len(s.extra) > 0 {
-		labels = append(append(make([]string, 0, len(s.labels)+len(s.extra)), s.labels...), s.extra...)
+// compact copies the set into exact-size arrays, one for all its samples (appends leave up to
+// half of an array unused).
+func (set *seriesSet) compact() (n int) {
+	for _, g := range set.groups {
+		n += len(g.samples)
 	}
-	// Every sample was checked when built; an error here would only drop this one series.
-	if metric, err := prometheus.NewConstMetric(s.desc, prometheus.GaugeValue, s.value, labels...); err == nil {
-		ch <- metric
+	all := make([]sample, 0, n)
+	groups := make([]group, len(set.groups))
+	for i, g := range set.groups {
+		all = append(all, g.samples...)
+		groups[i] = group{labels: g.labels, samples: all[len(all)-len(g.samples) : len(all) : len(all)]}
 	}
+	set.groups, set.strings = groups, slices.Clip(append([]string(nil), set.strings...))
+	return n
 }
 
-// sample is one series, kept as its values: the metric is built when scraped. The labels of one
-// phase are shared by its series, each adding at most a quantile, an operation or a round (extra):
-// with a thousand benchmarks, a copy of the labels per series was most of the operator's heap.
-type sample struct {
-	desc   *prometheus.Desc
-	value  float64
-	labels []string
-	extra  []string
+// head is the set's first n series.
+func (set *seriesSet) head(n int) seriesSet {
+	out := seriesSet{strings: set.strings}
+	for _, g := range set.groups {
+		if n <= 0 {
+			break
+		}
+		k := min(n, len(g.samples))
+		out.groups = append(out.groups, group{labels: g.labels, samples: g.samples[:k:k]})
+		n -= k
+	}
+	return out
 }
 
 // benchmarkSeries are a benchmark's series: those built from its status (own) and, for the runs
 // with an archived result, that result's series within the run's share of the budget.
 type benchmarkSeries struct {
-	own  []sample
-	runs [][]sample
+	own  seriesSet
+	runs []seriesSet
 }
 
 // RunSeries are the series of one run's phases, built once from its archived full result: the
 // operator keeps these rather than the results (a result is several times their size).
 type RunSeries struct {
-	samples []sample
-	refused int
+	set        seriesSet
+	n, refused int
 }
 
 // NewRunSeries builds the series of the phases of b's run named run (engine engine) from its full
-// result.
+// result; a run exports at most MaxSeries.
 func NewRunSeries(b *kvv1.KVBenchmark, run string, engine kvv1.EngineName, res *kvv1.Result) *RunSeries {
-	bl := &builder{seen: map[seenKey]bool{}, left: -1}
+	bl := newBuilder()
+	bl.left = MaxSeries
 	addRunPhases(bl, b, run, engine, runPhasesOf(nil, res))
-	return &RunSeries{samples: bl.out, refused: bl.refused}
+	return &RunSeries{set: bl.set, n: bl.set.compact(), refused: bl.refused}
 }
 
 // Set replaces the series of b with what its runs' full results (by run name; nil or missing:
@@ -260,11 +320,16 @@ func (c *Collector) Delete(key types.NamespacedName) {
 
 // builder collects a benchmark's samples, refusing those that would break a scrape or flood it.
 type builder struct {
-	out     []sample
+	set     seriesSet
+	index   map[string]uint16 // of set.strings
 	seen    map[seenKey]bool
 	refused int
 	// left is how many more series the current run may add (negative: no bound).
 	left int
+}
+
+func newBuilder() *builder {
+	return &builder{index: map[string]uint16{}, seen: map[seenKey]bool{}, left: -1}
 }
 
 // seenKey is a series' identity: its descriptor and its label values, joined.
@@ -274,11 +339,12 @@ type seenKey struct {
 }
 
 // add adds one series unless its value is not finite, its label set repeats one already added,
-// or the run's share of the budget is spent; extra labels follow the shared ones.
+// or the run's share of the budget is spent. Series added one after the other with the same
+// labels slice share it; extra labels (at most two) follow those.
 func (b *builder) add(d *prometheus.Desc, v float64, labels []string, extra ...string) {
 	key := seenKey{d, strings.Join(labels, "\xff") + "\xff\xff" + strings.Join(extra, "\xff")}
 	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0), b.seen[key], b.left == 0:
+	case math.IsNaN(v) || math.IsInf(v, 0), b.seen[key], b.left == 0, len(b.set.strings)+len(extra) > math.MaxUint16:
 		b.refused++
 		return
 	}
@@ -286,21 +352,45 @@ func (b *builder) add(d *prometheus.Desc, v float64, labels []string, extra ...s
 	if b.left > 0 {
 		b.left--
 	}
-	b.out = append(b.out, sample{desc: d, value: v, labels: labels, extra: extra})
+	s := sample{value: v, desc: descIndex[d]}
+	for i, e := range extra {
+		s.extra[i] = b.str(e)
+	}
+	gs := b.set.groups
+	if n := len(gs); n == 0 || len(gs[n-1].labels) != len(labels) || len(labels) > 0 && &gs[n-1].labels[0] != &labels[0] {
+		b.set.groups = append(gs, group{labels: labels})
+	}
+	g := &b.set.groups[len(b.set.groups)-1]
+	g.samples = append(g.samples, s)
 }
 
-// take adds the first of a run's archived series that its share of the budget allows.
-func (b *builder) take(rs *RunSeries) []sample {
-	n := len(rs.samples)
+// str is 1 + the index of s in the set's strings, added when new.
+func (b *builder) str(s string) uint16 {
+	if i, ok := b.index[s]; ok {
+		return i
+	}
+	b.set.strings = append(b.set.strings, s)
+	i := uint16(len(b.set.strings))
+	b.index[s] = i
+	return i
+}
+
+// take is the first of a run's archived series that its share of the budget allows.
+func (b *builder) take(rs *RunSeries) seriesSet {
+	n := rs.n
 	if b.left >= 0 {
 		n = min(n, b.left)
+		b.left -= n
 	}
-	b.refused += rs.refused + len(rs.samples) - n
-	return rs.samples[:n:n]
+	b.refused += rs.refused + rs.n - n
+	if n == rs.n {
+		return rs.set
+	}
+	return rs.set.head(n)
 }
 
 func build(b *kvv1.KVBenchmark, archived map[string]*RunSeries) benchmarkSeries {
-	bl := &builder{seen: map[seenKey]bool{}, left: -1}
+	bl := newBuilder()
 	var out benchmarkSeries
 	add := bl.add
 	for _, p := range benchPhases {
@@ -340,7 +430,8 @@ func build(b *kvv1.KVBenchmark, archived map[string]*RunSeries) benchmarkSeries 
 		}
 	}
 	add(descRefused, float64(bl.refused), []string{b.Namespace, b.Name})
-	out.own = bl.out
+	bl.set.compact()
+	out.own = bl.set
 	return out
 }
 
