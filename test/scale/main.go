@@ -686,7 +686,7 @@ func watchUntilDone(ctx context.Context, c client.Client, o options, applied tim
 		if err != nil {
 			return nil, err
 		}
-		active, err := jobsByBenchmark(ctx, c, withJob)
+		active, err := jobsByBenchmark(ctx, c, withJob, o.slots)
 		if err != nil {
 			return nil, err
 		}
@@ -767,7 +767,7 @@ func allResults(b *kvv1.KVBenchmark) bool {
 // being deleted, and no pod of theirs has ended (the Job controller may mark a Job finished well
 // after its pod ended). Jobs are listed before pods, so a Job created after another's pod ended is
 // never counted beside it.
-func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool) (int, error) {
+func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool, slots int) (int, error) {
 	var jobs batchv1.JobList
 	if err := c.List(ctx, &jobs); err != nil {
 		return 0, err
@@ -777,21 +777,30 @@ func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool)
 		return 0, err
 	}
 	ended := map[types.UID]bool{}
+	podsOf := map[types.UID][]string{}
 	for _, p := range pods.Items {
-		if ref := metav1.GetControllerOf(&p); ref != nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed) {
-			ended[ref.UID] = true
+		if ref := metav1.GetControllerOf(&p); ref != nil {
+			podsOf[ref.UID] = append(podsOf[ref.UID], fmt.Sprintf("%s %s on %q", p.Name, p.Status.Phase, p.Spec.NodeName))
+			if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+				ended[ref.UID] = true
+			}
 		}
 	}
-	active := 0
+	var counted []string
 	for _, j := range jobs.Items {
 		if name := j.Labels[render.LabelBenchmark]; name != "" {
 			seen[j.Namespace+"/"+name] = true
 		}
 		if j.DeletionTimestamp == nil && !jobFinished(&j) && !ended[j.UID] {
-			active++
+			counted = append(counted, fmt.Sprintf("%s/%s created %s, active %d, pods %v", j.Namespace, j.Name,
+				j.CreationTimestamp.Format(time.TimeOnly), j.Status.Active, podsOf[j.UID]))
 		}
 	}
-	return active, nil
+	if slots > 0 && len(counted) > slots {
+		// Which Jobs held a slot when there were too many: what the operator's ledger missed.
+		fmt.Printf("scale: %d Jobs hold a slot (of %d):\n  %s\n", len(counted), slots, strings.Join(counted, "\n  "))
+	}
+	return len(counted), nil
 }
 
 func jobFinished(j *batchv1.Job) bool {
