@@ -249,7 +249,11 @@ func Admit(limit int, l Ledger, queue []*Demand, explain types.NamespacedName) D
 		waitedSlot, why := false, d.Benchmark == explain
 		for _, w := range d.Wants {
 			held := w.After && heldSlots[d.Benchmark][w.Node] > 0
-			if !held && limit > 0 && used >= limit {
+			// A held slot is already counted in used; it is still over the limit when the slot was
+			// given to another run between the group's engines (its hold is only known to the queue
+			// from the group's next pass): the next engine then waits for the next slot to free, and
+			// gets it first, since its hold keeps counting.
+			if limit > 0 && (held && used > limit || !held && used >= limit) {
 				waitedSlot = true
 				if why {
 					dec.Waits[d.Benchmark] = append(dec.Waits[d.Benchmark], Wait{Run: w.Run, Reason: kvv1.ReasonWaitingForSlot, Ahead: slotWaiters,

@@ -227,3 +227,32 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 	})
 }
+
+// Between a Sequential group's engines its hold is known to the queue only from the group's next
+// pass; a slot freed by the first engine's end may be given to another run before that. The next
+// engine then waits for a slot instead of taking the limit over (issue 18's scale run saw 107 Jobs
+// on 100 slots), and gets the next one first.
+func TestAdmitNeverGoesOverTheLimitForAHeldSlot(t *testing.T) {
+	seq := &Demand{Benchmark: key("ns", "seq"), Created: t0.Add(time.Minute),
+		Wants: []Want{{Run: "pebble", Exclusive: true, Node: "n1", After: true}},
+		Holds: []Hold{{Node: "n1", Exclusive: true, Job: key("ns", "seq-pebble")}}}
+	other := demand("ns", "other", 0, Want{Run: "rocksdb", Candidates: []string{"n2"}})
+	// Both slots are in use: one by the run that took seq's, one by another.
+	l := Ledger{Active: 2, Jobs: map[types.NamespacedName]bool{key("ns", "a"): true, key("ns", "b"): true}}
+	d := admit(2, l, []*Demand{other, seq})
+	if got := grantedRuns(d, key("ns", "seq")); len(got) != 0 {
+		t.Fatalf("seq got %v with both slots in use", got)
+	}
+	if w := d.Waits[key("ns", "seq")]; len(w) != 1 || w[0].Reason != kvv1.ReasonWaitingForSlot {
+		t.Fatalf("seq waits %+v", w)
+	}
+	// One Job ends: seq's hold still counts, so the freed slot is seq's, not other's (older).
+	l = Ledger{Active: 1, Jobs: map[types.NamespacedName]bool{key("ns", "a"): true}}
+	d = admit(2, l, []*Demand{other, seq})
+	if got := grantedRuns(d, key("ns", "seq")); !cmp.Equal(got, []string{"pebble@n1"}) {
+		t.Fatalf("seq got %v, waits %+v", got, d.Waits[key("ns", "seq")])
+	}
+	if got := grantedRuns(d, key("ns", "other")); len(got) != 0 {
+		t.Fatalf("other got %v: the freed slot is seq's", got)
+	}
+}
