@@ -93,13 +93,15 @@ render | grep -qE -- '--runner-(image-pull-secrets|service-account)' && bad "run
 # monitoring.labels (e.g. kube-prometheus-stack's release label) on both monitors, with each monitor's own labels.
 python3 - <(render --set monitoring.serviceMonitor.force=true --set monitoring.podMonitor.force=true \
   --set monitoring.labels.release=kube-prometheus-stack --set monitoring.serviceMonitor.labels.team=a --set monitoring.podMonitor.labels.team=b) <<'PY' \
-  && ok "monitoring.labels on the ServiceMonitor and PodMonitor (honorLabels on the ServiceMonitor)" || bad "monitor labels"
+  && ok "monitoring.labels on the ServiceMonitor and PodMonitor (/metrics and /metrics/results, honorLabels)" || bad "monitor labels"
 import sys, yaml
 docs = {d["kind"]: d for d in yaml.safe_load_all(open(sys.argv[1])) if d}
 sm, pm = docs["ServiceMonitor"], docs["PodMonitor"]
 ok = sm["metadata"]["labels"].get("release") == "kube-prometheus-stack" == pm["metadata"]["labels"].get("release")
 ok = ok and sm["metadata"]["labels"].get("team") == "a" and pm["metadata"]["labels"].get("team") == "b"
-ok = ok and sm["spec"]["endpoints"][0].get("honorLabels") is True
+ok = ok and all(e.get("honorLabels") is True for e in sm["spec"]["endpoints"])
+# the operator's own series and the results, each on its path (main.go: ResultsPath)
+ok = ok and [e["path"] for e in sm["spec"]["endpoints"]] == ["/metrics", "/metrics/results"]
 sys.exit(0 if ok else 1)
 PY
 

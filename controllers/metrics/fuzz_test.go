@@ -14,7 +14,8 @@ import (
 
 // FuzzGather: whatever result the bounded decoder accepts from a runner, as a full result and as
 // the summaries in status, the registry's Gather succeeds (issue 18: duplicate pulse round numbers
-// made it fail, and /metrics answered 500 for every tenant).
+// made it fail, and /metrics answered 500 for every tenant), and the text served on
+// /metrics/results parses to the same series.
 func FuzzGather(f *testing.F) {
 	if real, err := os.ReadFile("../../report/testdata/baseline-rocksdb.result.json"); err == nil {
 		f.Add(real)
@@ -43,5 +44,6 @@ func FuzzGather(f *testing.F) {
 			raw, _ := json.Marshal(&res)
 			t.Fatalf("gather: %v\nresult: %.2000s", err, raw)
 		}
+		sameAsGather(t, c)
 	})
 }

@@ -57,68 +57,68 @@ func validLabel(s string) bool {
 }
 
 var (
-	descOps = prometheus.NewDesc("kvbench_result_ops_per_second",
+	descOps = newDesc("kvbench_result_ops_per_second",
 		"Throughput of a measured phase (db_bench ops/sec).", resultLabels, nil)
-	descBytes = prometheus.NewDesc("kvbench_result_bytes_per_second",
+	descBytes = newDesc("kvbench_result_bytes_per_second",
 		"Data rate of a measured phase (db_bench MB/s in bytes).", resultLabels, nil)
-	descLatency = prometheus.NewDesc("kvbench_result_latency_seconds",
+	descLatency = newDesc("kvbench_result_latency_seconds",
 		"Latency percentiles of a measured phase, from merged per-thread histograms (quantile 1 is the max).",
 		with("quantile"), nil)
-	descOperationOps = prometheus.NewDesc("kvbench_result_operation_ops_per_second",
+	descOperationOps = newDesc("kvbench_result_operation_ops_per_second",
 		"Throughput of one operation type of a mixed phase (YCSB READ/UPDATE/INSERT/SCAN/READ-MODIFY-WRITE, readrandomwriterandom read/write).",
 		with("operation"), nil)
-	descOperationLatency = prometheus.NewDesc("kvbench_result_operation_latency_seconds",
+	descOperationLatency = newDesc("kvbench_result_operation_latency_seconds",
 		"Latency percentiles of one operation type of a mixed phase (quantile 1 is the max).",
 		with("operation", "quantile"), nil)
-	descPulseRound = prometheus.NewDesc("kvbench_result_pulse_round_seconds",
+	descPulseRound = newDesc("kvbench_result_pulse_round_seconds",
 		"Time of one pulse round and of its read, write and delete parts (first 100 rounds; full result only).",
 		with("round", "part"), nil)
-	descCPU = prometheus.NewDesc("kvbench_result_cpu_seconds",
+	descCPU = newDesc("kvbench_result_cpu_seconds",
 		"CPU time of the runner process over the phase, engine background work included (full result only).", resultLabels, nil)
-	descWriteAmp = prometheus.NewDesc("kvbench_result_engine_write_amplification",
+	descWriteAmp = newDesc("kvbench_result_engine_write_amplification",
 		"Engine write amplification over the phase (engine counters; full result only).", resultLabels, nil)
-	descStall = prometheus.NewDesc("kvbench_result_engine_stall_seconds",
+	descStall = newDesc("kvbench_result_engine_stall_seconds",
 		"Time writes were stalled or slowed by the engine over the phase (full result only).", resultLabels, nil)
-	descLSM = prometheus.NewDesc("kvbench_result_engine_lsm_bytes",
+	descLSM = newDesc("kvbench_result_engine_lsm_bytes",
 		"Engine LSM size (table files) at the end of the phase (full result only).", resultLabels, nil)
-	descCompactionWritten = prometheus.NewDesc("kvbench_result_engine_compaction_written_bytes",
+	descCompactionWritten = newDesc("kvbench_result_engine_compaction_written_bytes",
 		"Bytes written by engine compactions over the phase (full result only).", resultLabels, nil)
-	descOpLatency = prometheus.NewDesc("kvbench_result_op_seconds",
+	descOpLatency = newDesc("kvbench_result_op_seconds",
 		"Mean time per operation of a measured phase (db_bench micros/op).", resultLabels, nil)
-	descDuration = prometheus.NewDesc("kvbench_result_duration_seconds",
+	descDuration = newDesc("kvbench_result_duration_seconds",
 		"Wall time of a measured phase.", resultLabels, nil)
-	descOpsCount = prometheus.NewDesc("kvbench_result_operations",
+	descOpsCount = newDesc("kvbench_result_operations",
 		"Operations done in a measured phase.", resultLabels, nil)
-	descFound = prometheus.NewDesc("kvbench_result_found_operations",
+	descFound = newDesc("kvbench_result_found_operations",
 		"Reads of a measured phase that found their key.", resultLabels, nil)
-	descWriteRate = prometheus.NewDesc("kvbench_result_achieved_writes_per_second",
+	descWriteRate = newDesc("kvbench_result_achieved_writes_per_second",
 		"Write rate actually reached (readwhilewriting, pulse).", resultLabels, nil)
-	descTarget = prometheus.NewDesc("kvbench_result_target_writes_per_second",
+	descTarget = newDesc("kvbench_result_target_writes_per_second",
 		"A rate-limited writer's target (readwhilewriting with writesPerSecond, pulse).", resultLabels, nil)
-	descTargetMissed = prometheus.NewDesc("kvbench_result_target_missed",
+	descTargetMissed = newDesc("kvbench_result_target_missed",
 		"1 when a rate-limited phase fell more than 5% short of its target (its schedule latency is then mostly backlog), else 0.", resultLabels, nil)
-	descServiceP99 = prometheus.NewDesc("kvbench_result_service_latency_p99_seconds",
+	descServiceP99 = newDesc("kvbench_result_service_latency_p99_seconds",
 		"p99 of a rate-limited writer's writes from their actual start (the engine's own write time, without the schedule's backlog).", resultLabels, nil)
-	descPulseRounds = prometheus.NewDesc("kvbench_result_pulse_rounds",
+	descPulseRounds = newDesc("kvbench_result_pulse_rounds",
 		"Pulse rounds completed.", resultLabels, nil)
-	descPulseMax = prometheus.NewDesc("kvbench_result_pulse_round_max_seconds",
+	descPulseMax = newDesc("kvbench_result_pulse_round_max_seconds",
 		"Slowest pulse round.", resultLabels, nil)
-	descPulseMean = prometheus.NewDesc("kvbench_result_pulse_round_mean_seconds",
+	descPulseMean = newDesc("kvbench_result_pulse_round_mean_seconds",
 		"Mean pulse round time.", resultLabels, nil)
-	descBenchPhase = prometheus.NewDesc("kvbench_benchmark_phase",
+	descBenchPhase = newDesc("kvbench_benchmark_phase",
 		"1 for the benchmark's current phase, 0 for the others.", []string{"namespace", "benchmark", "phase"}, nil)
-	descRunPhase = prometheus.NewDesc("kvbench_run_phase",
+	descRunPhase = newDesc("kvbench_run_phase",
 		"1 for a run's current phase, 0 for the others.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node", "phase"}, nil)
-	descRunDuration = prometheus.NewDesc("kvbench_run_duration_seconds",
+	descRunDuration = newDesc("kvbench_run_duration_seconds",
 		"Wall time of a finished run (Job start to finish), including the dataset load.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 	// One series per change in status.baseline.changes (at most 64 per benchmark).
-	descChange = prometheus.NewDesc("kvbench_result_change_ratio",
+	descChange = newDesc("kvbench_result_change_ratio",
 		"A point's median against spec.baseline's (new / old); regressed=true marks a significant change beyond the threshold in the bad direction.",
 		[]string{"namespace", "benchmark", "baseline", "engine", "workload", "threads", "metric", "regressed"}, nil)
-	descRefused = prometheus.NewDesc("kvbench_result_series_refused",
+	descRefused = newDesc("kvbench_result_series_refused",
 		"Result series of a benchmark not exported: a label value from runner data outside the alphabet or over 64 bytes, a duplicate label set, a value that is not finite, or over the benchmark's series budget.",
 		[]string{"namespace", "benchmark"}, nil)
-	descRunStart = prometheus.NewDesc("kvbench_run_start_time_seconds",
+	descRunStart = newDesc("kvbench_run_start_time_seconds",
 		"Unix time a run started.", []string{"namespace", "benchmark", "engine", "medium", "dataset_bytes", "node"}, nil)
 )
 

@@ -48,9 +48,10 @@ func operatorPod() corev1.Pod {
 	return pods.Items[0]
 }
 
-// scrapeOperator GETs the operator's /metrics as a service account bound to the chart's
-// metrics-reader ClusterRole; it returns the HTTP status and the body.
-func scrapeOperator(ns string) (string, string) {
+// scrapeOperator GETs path of the operator's metrics server (/metrics, /metrics/results) as a
+// service account bound to the chart's metrics-reader ClusterRole; it returns the HTTP status and
+// the body.
+func scrapeOperator(ns, path string) (string, string) {
 	GinkgoHelper()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper", Namespace: ns}}
 	if err := k8s.Create(ctx, sa); err != nil {
@@ -67,7 +68,7 @@ func scrapeOperator(ns string) (string, string) {
 	token := strings.TrimSpace(run(kubectl, "-n", ns, "create", "token", sa.Name))
 	body := filepath.Join(GinkgoT().TempDir(), "metrics")
 	code, _ := tryRun("curl", "-ksS", "-o", body, "-w", "%{http_code}", "--max-time", "20",
-		"-H", "Authorization: Bearer "+token, fmt.Sprintf("https://%s:8080/metrics", operatorPod().Status.PodIP))
+		"-H", "Authorization: Bearer "+token, fmt.Sprintf("https://%s:8080%s", operatorPod().Status.PodIP, path))
 	text, _ := os.ReadFile(body)
 	return strings.TrimSpace(code), string(text)
 }
@@ -122,9 +123,12 @@ func hostileRunner() {
 		g.Expect(fr.Dropped).To(ContainElement("overLimits"))
 	}, 2*time.Minute, time.Second).Should(Succeed())
 
-	By("/metrics answers 200 with the refused series counted, and the operator never restarted")
+	By("/metrics and /metrics/results answer 200, with the refused series counted, and the operator never restarted")
 	Eventually(func(g Gomega) {
-		code, body := scrapeOperator(ns)
+		code, body := scrapeOperator(ns, "/metrics")
+		g.Expect(code).To(Equal("200"))
+		g.Expect(body).To(ContainSubstring("kvbench_run_jobs_created_total"))
+		code, body = scrapeOperator(ns, "/metrics/results")
 		g.Expect(code).To(Equal("200"))
 		g.Expect(body).To(MatchRegexp(`kvbench_result_series_refused\{benchmark="hostile",namespace="` + ns + `"\} [1-9]`))
 		g.Expect(body).To(ContainSubstring(`kvbench_result_ops_per_second{benchmark="calm"`))

@@ -122,15 +122,17 @@ func expectOperatorTargetUpOverHTTPS() {
 				g.Expect(t.Health).To(Equal("up"), t.LastError)
 			}
 		}
-		g.Expect(found).To(HaveLen(1), "the operator's metrics target")
+		g.Expect(found).To(ConsistOf(MatchRegexp(`/metrics `), MatchRegexp(`/metrics/results `)), "the operator's metrics targets: its own series and the results")
 	}, 90*time.Second, 3*time.Second).Should(Succeed())
 	By("plain HTTP and anonymous HTTPS are refused")
 	var pods corev1.PodList
 	Expect(k8s.List(ctx, &pods, client.InNamespace(releaseNS), client.MatchingLabelsSelector{Selector: mustSelector(managerSel)})).To(Succeed())
 	Expect(pods.Items).NotTo(BeEmpty())
-	url := fmt.Sprintf("https://%s:8080/metrics", pods.Items[0].Status.PodIP)
-	out, _ := exec.Command("curl", "-ksS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", url).Output()
-	Expect(string(out)).To(Equal("401"), "anonymous scrape of %s", url)
+	for _, path := range []string{"/metrics", "/metrics/results"} {
+		url := fmt.Sprintf("https://%s:8080%s", pods.Items[0].Status.PodIP, path)
+		out, _ := exec.Command("curl", "-ksS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", url).Output()
+		Expect(string(out)).To(Equal("401"), "anonymous scrape of %s", url)
+	}
 }
 
 // expectEveryEngineAndMediumAccepted: one small valid spec per engine and medium passes admission

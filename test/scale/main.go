@@ -353,10 +353,13 @@ func run(o options) (bool, error) {
 		return false, err
 	}
 
+	sc := scrapeEvery(15*time.Second, fmt.Sprintf("http://127.0.0.1:%d", metricsPort))
 	f, err := watchUntilDone(ctx, c, o, applied, op)
+	sc.end()
 	if err != nil {
 		return false, err
 	}
+	f.Scrapes, f.ScrapesFailed, f.ScrapeMaxResultsBytes, f.ScrapeMaxSeconds, f.ScrapeError = sc.count, sc.failed, sc.maxBytes, sc.maxSeconds, sc.firstError
 	if o.waitArchive {
 		if err := f.waitArchive(ctx, c, applied, op); err != nil {
 			return false, err
@@ -621,7 +624,13 @@ type figures struct {
 	MaxRSSMiB             float64
 	// Of the resident set: the most anonymous memory seen (sampled every second), and the mapped
 	// files (the binary) at the end.
-	MaxRSSAnonMiB, RSSFileMiB   float64
+	MaxRSSAnonMiB, RSSFileMiB float64
+	// Scrapes every 15 s during the run: how many, failed, the largest /metrics/results body
+	// (unzipped) and the slowest scrape.
+	Scrapes, ScrapesFailed      int
+	ScrapeMaxResultsBytes       int64
+	ScrapeMaxSeconds            float64
+	ScrapeError                 string
 	APIRequests                 float64
 	APIRequestsPerBenchmark     float64
 	SecondsToAllArchiveOutcomes float64
@@ -919,13 +928,15 @@ func (f *figures) print() {
   exclusive Sequential: %d gaps between engines, median %.0fs, max %.0fs; runs sharing a node with an exclusive run: %d %s
   slots %d: at most %d runner Jobs held a slot at once (sampled every second)
   hostile %d: %d Failed with ResultOverLimits, %d not; all had a Job %.1fs, all ended %.1fs; e.g. %.200q
+  scrapes of /metrics and /metrics/results every 15 s: %d, failed %d %q; largest results body %.1f MiB, slowest scrape %.2fs
 `, f.Benchmarks, f.Runs, f.Nodes, f.ApplySeconds, f.SecondsToAllPhases, f.SecondsToAllFirstJobs, f.SecondsToAllSucceeded,
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
 		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.ReconcileMeanSeconds, f.QueueWaitMeanSeconds, f.CPUSeconds, f.MaxRSSMiB, f.MaxRSSAnonMiB, f.RSSFileMiB, f.APIRequests, f.APIRequestsPerBenchmark,
 		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes,
 		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.ExclusiveOverlaps, f.ExclusiveOverlapSample,
 		f.Slots, f.PeakActiveJobs, f.HostileBenchmarks, f.HostileOverLimits, f.HostileNotOverLimits,
-		f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllEnded, f.HostileSample)
+		f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllEnded, f.HostileSample,
+		f.Scrapes, f.ScrapesFailed, f.ScrapeError, float64(f.ScrapeMaxResultsBytes)/(1<<20), f.ScrapeMaxSeconds)
 	if f.EachNodeSpread != "" {
 		fmt.Println(f.EachNodeSpread)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -188,6 +189,8 @@ type ranges struct {
 	MaxExclusiveOverlaps       *int     `json:"maxExclusiveOverlaps,omitempty"`
 	MaxActiveJobsOverSlots     *int     `json:"maxActiveJobsOverSlots,omitempty"`
 	MaxHostileNotOverLimits    *int     `json:"maxHostileNotOverLimits,omitempty"`
+	// Prometheus-like scrapes of /metrics and /metrics/results during the run.
+	MaxScrapesFailed *int `json:"maxScrapesFailed,omitempty"`
 	// The hostile tenant is served in the first rounds although its benchmarks come last.
 	MaxHostileSecondsToAllFirstJobs *float64 `json:"maxHostileSecondsToAllFirstJobs,omitempty"`
 }
@@ -240,6 +243,84 @@ func (r *ranges) check(f *figures) []string {
 	maxI("exclusiveOverlaps", r.MaxExclusiveOverlaps, f.ExclusiveOverlaps)
 	maxI("activeJobsOverSlots", r.MaxActiveJobsOverSlots, f.ActiveJobsOverSlots)
 	maxI("hostileNotOverLimits", r.MaxHostileNotOverLimits, f.HostileNotOverLimits)
+	maxI("scrapesFailed", r.MaxScrapesFailed, f.ScrapesFailed)
 	maxF("hostileSecondsToAllFirstJobs", r.MaxHostileSecondsToAllFirstJobs, f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllFirstJobs >= 0)
 	return out
+}
+
+// scrapes GETs the operator's /metrics and /metrics/results every interval while a run lasts, as
+// Prometheus does (the chart's ServiceMonitor), so the operator's memory and CPU include what
+// scraping costs; it notes the largest results body, the slowest scrape and the failed ones.
+type scrapes struct {
+	stop          chan struct{}
+	done          chan struct{}
+	count, failed int
+	maxBytes      int64
+	maxSeconds    float64
+	firstError    string
+}
+
+func scrapeEvery(interval time.Duration, base string) *scrapes {
+	s := &scrapes{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+			}
+			for _, path := range []string{"/metrics", "/metrics/results"} {
+				start := time.Now()
+				n, err := get(base + path)
+				s.count++
+				if err != nil {
+					s.failed++
+					if s.firstError == "" {
+						s.firstError = err.Error()
+					}
+					continue
+				}
+				s.maxSeconds = max(s.maxSeconds, time.Since(start).Seconds())
+				if path == "/metrics/results" {
+					s.maxBytes = max(s.maxBytes, n)
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// end stops the scrapes and waits for the one under way.
+func (s *scrapes) end() {
+	close(s.stop)
+	<-s.done
+}
+
+// get reads url's body (gzipped, as Prometheus asks) and returns its size unzipped.
+func get(url string) (int64, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	var body io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return 0, err
+		}
+		body = zr
+	}
+	return io.Copy(io.Discard, body)
 }
