@@ -402,7 +402,7 @@ func (r *KVBenchmarkReconciler) demand(ctx context.Context, p *pass) (*slots.Dem
 			p.fail(s.Index, "InvalidOperatorConfig", err.Error())
 			continue
 		}
-		w := slots.Want{Run: run.Name, Exclusive: exclusive, Node: s.Node, After: s.After}
+		w := slots.Want{Run: run.Name, Exclusive: exclusive, Node: s.Node, After: s.After, More: s.More}
 		if s.Node == "" {
 			cands, why, err := r.candidates(ctx, job, r.refusedNodes(refusalKey(b, run.Name), p.now))
 			if err != nil {
@@ -495,6 +495,13 @@ func (r *KVBenchmarkReconciler) admitted(ctx context.Context, p *pass, d *slots.
 		}
 		r.expect(job, slots.Runner{Benchmark: d.Benchmark, Run: run.Name, Exclusive: want.Exclusive}, mayLand, p.now)
 		d.Wants = slices.DeleteFunc(d.Wants, func(w slots.Want) bool { return w.Run == g.Run })
+		jobKey := types.NamespacedName{Namespace: job.Namespace, Name: job.Name}
+		if want.More && !slices.ContainsFunc(d.Holds, func(h slots.Hold) bool { return h.Job == jobKey }) {
+			// The group holds its slot and node from now on, not from its next pass: that pass may
+			// come only when this Job's pod has ended, and the slot its end frees must not go to
+			// another benchmark meanwhile.
+			d.Holds = append(d.Holds, slots.Hold{Node: g.Node, Exclusive: want.Exclusive, Job: jobKey})
+		}
 		starts = append(starts, start{index: i, job: job})
 	}
 	for k, gs := range dec.Grants {

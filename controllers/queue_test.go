@@ -150,6 +150,36 @@ var _ = Describe("Slots and nodes", func() {
 		eventuallyPhase(key(seq), kvv1.PhaseSucceeded)
 	})
 
+	It("keeps a Sequential comparison's slot from one engine to the next, from its first engine's start", func() {
+		// One slot. seq's next pass after creating rocksdb's Job may come only when its pod has
+		// ended; the slot that end frees was given to the benchmark waiting next (the scale run saw
+		// 107 Jobs on 100 slots, or, with the limit kept, comparisons waiting between engines).
+		op = startOperator(operatorOpts{config: Config{MaxConcurrentRuns: 1, SlotRetry: time.Hour}})
+		ns := newNamespace()
+		sel := fleet(ns, "n1", "n2")
+		seq := w.MakeKVBenchmark("seq", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EnginePebble).EditSpec(on(sel)).Obj()
+		Expect(k8s.Create(ctx, seq)).To(Succeed())
+		rocks := eventuallyJob(ns, "seq-rocksdb")
+		rp := runPod(rocks, ns+"-n1")
+		Expect(k8s.Create(ctx, w.MakeKVBenchmark("other", ns).EditSpec(on(sel)).Obj())).To(Succeed())
+		// The hold is in the queue from the creation of rocksdb's Job, without waiting for a pass.
+		Expect(op.heldJobs(key(seq))).To(ConsistOf(ns + "/seq-rocksdb"))
+		eventuallyRun(client.ObjectKey{Namespace: ns, Name: "other"}, "rocksdb", func(r kvv1.RunStatus) bool { return r.Reason == kvv1.ReasonWaitingForSlot })
+
+		By("rocksdb's pod ends: pebble gets the slot, other keeps waiting")
+		endPod(rp, kvv1.EngineRocksDB)
+		pebble := eventuallyJob(ns, "seq-pebble")
+		expectNoJob(ns, "other-rocksdb")
+		pp := runPod(pebble, ns+"-n1")
+		setJobStatus(rocks, true, "", "", t0, t0.Add(time.Minute))
+		expectNoJob(ns, "other-rocksdb")
+
+		By("pebble's pod ends: the comparison is done, other gets the slot")
+		endPod(pp, kvv1.EnginePebble)
+		eventuallyJob(ns, "other-rocksdb")
+		eventuallyPhase(key(seq), kvv1.PhaseSucceeded)
+	})
+
 	It("bounds a wait for a busy node by spec.deadline", func() {
 		op = startOperator(operatorOpts{})
 		ns := newNamespace()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/types"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -202,6 +203,19 @@ type noWatch struct{ client.Client }
 
 func (noWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
 	return nil, fmt.Errorf("the reconciler does not watch")
+}
+
+// heldJobs are the Jobs the slot queue's entry of benchmark k holds slots and nodes for.
+func (o *operator) heldJobs(k types.NamespacedName) []string {
+	o.reconciler.slotMu.Lock()
+	defer o.reconciler.slotMu.Unlock()
+	var out []string
+	if d := o.reconciler.queue[k]; d != nil {
+		for _, h := range d.Holds {
+			out = append(out, h.Job.String())
+		}
+	}
+	return out
 }
 
 // Stop stops the manager and waits for it to exit.

@@ -150,6 +150,9 @@ type Start struct {
 	// After: an earlier run of its Sequential group has finished, so this run continues the
 	// group on the node the group holds (see Hold).
 	After bool
+	// More: runs of its Sequential group follow it, so once it starts the group holds its node
+	// and slot (see Hold).
+	More bool
 }
 
 // Wait is a run held back by the engine order, with the reason's message for its status.
@@ -195,6 +198,7 @@ func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, 
 	}
 	groups := map[string]*group{}
 	var order []*group
+	started := map[int]*group{} // by index in starts
 	for i, r := range runs {
 		g := groups[r.Node]
 		if g == nil {
@@ -214,6 +218,7 @@ func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, 
 		if g.blocker < 0 {
 			g.blocker = i
 			if isMissing[i] {
+				started[len(starts)] = g
 				starts = append(starts, Start{Index: i, Node: g.node, After: g.finished})
 			} else if g.node == "" {
 				g.node = st.NodeName // for the waiting runs' message and the hold
@@ -224,6 +229,9 @@ func Sequence(mode kvv1.EnginePlacement, runs []Run, statuses []kvv1.RunStatus, 
 		if isMissing[i] {
 			waits = append(waits, Wait{Index: i, Message: waitMessage(runs[g.blocker].Name, g.node)})
 		}
+	}
+	for i, g := range started {
+		starts[i].More = g.more
 	}
 	var holds []Hold
 	for _, g := range order {

@@ -32,7 +32,7 @@ func TestSequence(t *testing.T) {
 	}{
 		"sequential: only the first engine starts, unpinned; the others wait": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{pending, pending, pending},
-			missing: []int{0, 1, 2}, want: []Start{{Index: 0}}, wantWaits: []int{1, 2},
+			missing: []int{0, 1, 2}, want: []Start{{Index: 0, More: true}}, wantWaits: []int{1, 2},
 		},
 		"sequential: nothing starts while the first engine runs": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunRunning, "node-a"), pending, pending},
@@ -44,7 +44,7 @@ func TestSequence(t *testing.T) {
 		},
 		"sequential: once the first finished, the second starts pinned to its node": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunSucceeded, "node-a"), pending, pending},
-			missing: []int{1, 2}, want: []Start{{Index: 1, Node: "node-a", After: true}}, wantWaits: []int{2},
+			missing: []int{1, 2}, want: []Start{{Index: 1, Node: "node-a", After: true, More: true}}, wantWaits: []int{2},
 		},
 		"sequential: a failed run also hands over, and the pin is the first node used": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunFailed, "node-a"), st(kvv1.RunSucceeded, "node-a"), pending},
@@ -52,7 +52,7 @@ func TestSequence(t *testing.T) {
 		},
 		"sequential: a first run that failed unscheduled leaves the next one unpinned": {
 			mode: kvv1.EnginesSequential, runs: three, statuses: []kvv1.RunStatus{st(kvv1.RunFailed, ""), pending, pending},
-			missing: []int{1, 2}, want: []Start{{Index: 1, After: true}}, wantWaits: []int{2},
+			missing: []int{1, 2}, want: []Start{{Index: 1, After: true, More: true}}, wantWaits: []int{2},
 		},
 		"sequential: all finished, nothing to do": {
 			mode: kvv1.EnginesSequential, runs: three,
@@ -68,7 +68,7 @@ func TestSequence(t *testing.T) {
 		},
 		"each node, sequential: one engine per node at a time, pinned to the planned node": {
 			mode: kvv1.EnginesSequential, runs: eachNode, statuses: []kvv1.RunStatus{pending, pending, st(kvv1.RunSucceeded, "n2"), pending},
-			missing: []int{0, 1, 3}, want: []Start{{Index: 0, Node: "n1"}, {Index: 3, Node: "n2", After: true}}, wantWaits: []int{1},
+			missing: []int{0, 1, 3}, want: []Start{{Index: 0, Node: "n1", More: true}, {Index: 3, Node: "n2", After: true}}, wantWaits: []int{1},
 		},
 		"each node, parallel: everything at once, each on its node": {
 			mode: kvv1.EnginesParallel, runs: eachNode, statuses: []kvv1.RunStatus{pending, pending, pending, pending},
@@ -76,7 +76,7 @@ func TestSequence(t *testing.T) {
 		},
 		"the default (empty) mode is sequential": {
 			runs: three, statuses: []kvv1.RunStatus{pending, pending, pending},
-			missing: []int{0, 1, 2}, want: []Start{{Index: 0}}, wantWaits: []int{1, 2},
+			missing: []int{0, 1, 2}, want: []Start{{Index: 0, More: true}}, wantWaits: []int{1, 2},
 		},
 	}
 	for name, tc := range cases {

@@ -61,6 +61,9 @@ type Want struct {
 	Candidates []string
 	// After: the next engine of a Sequential group, which starts on the group's Hold.
 	After bool
+	// More: engines of its Sequential group follow it; once it starts, its group holds the slot
+	// and node (the caller adds the Hold to the queued demand as it reserves the Job).
+	More bool
 }
 
 // Hold is a Sequential group that has runs left: it keeps Node from one engine to the next (for
