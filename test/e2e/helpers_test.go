@@ -38,12 +38,6 @@ func restrictedNamespace(name string) string {
 		"pod-security.kubernetes.io/enforce-version": "latest",
 		"kvbench.io/e2e":                             "true",
 	}}}
-	// The namespace a previous repeat deleted (-ginkgo.repeat) is made again only once it is gone.
-	Eventually(func(g Gomega) {
-		var cur corev1.Namespace
-		err := k8s.Get(ctx, client.ObjectKey{Name: name}, &cur)
-		g.Expect(err == nil && cur.DeletionTimestamp != nil).To(BeFalse(), "namespace %s is being deleted", name)
-	}, 3*time.Minute, time.Second).Should(Succeed())
 	err := k8s.Create(ctx, ns)
 	if apierrors.IsAlreadyExists(err) {
 		err = k8s.Update(ctx, ns)
