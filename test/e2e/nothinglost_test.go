@@ -101,7 +101,8 @@ func oomKeepsPhases(ns string) {
 	Expect(r.Results).To(HaveLen(1), "the readrandom phase finished before the OOM kill: %s", runsSummary(got))
 	Expect(r.Results[0].Workload).To(Equal("readrandom"))
 	Expect(r.Load).NotTo(BeNil())
-	AddReportEntry("OOM after a finished phase", runsSummary(got)+runnerStates(ns, b.Name))
+	AddReportEntry("OOM after a finished phase", fmt.Sprintf("%sdecided %s; %s", runsSummary(got),
+		r.CompletionTime.UTC().Format(time.TimeOnly), runnerStates(ns, b.Name)))
 }
 
 // bigSweepInPrometheus: a sweep whose summary overflows the 4 KiB termination message has every
