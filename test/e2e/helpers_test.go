@@ -142,7 +142,8 @@ func runnerStates(ns, name string) string {
 			case st.Running != nil:
 				s += fmt.Sprintf(" (%s running since %s)", c.Name, st.Running.StartedAt.UTC().Format(time.TimeOnly))
 			case st.Terminated != nil:
-				s += fmt.Sprintf(" (%s %s at %s)", c.Name, st.Terminated.Reason, st.Terminated.FinishedAt.UTC().Format(time.TimeOnly))
+				s += fmt.Sprintf(" (%s started %s, %s at %s)", c.Name, st.Terminated.StartedAt.UTC().Format(time.TimeOnly),
+					st.Terminated.Reason, st.Terminated.FinishedAt.UTC().Format(time.TimeOnly))
 			}
 		}
 	}
