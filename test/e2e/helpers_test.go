@@ -120,10 +120,34 @@ func waitFinished(ns, name string, timeout time.Duration) *kvv1.KVBenchmark {
 		if cur.Status.Phase == kvv1.PhaseSucceeded {
 			expectCompleteResults(&cur)
 		}
-		g.Expect(cur.Status.Phase).To(BeElementOf(kvv1.PhaseSucceeded, kvv1.PhaseFailed),
-			"%s/%s: phase %q, runs %s", ns, name, cur.Status.Phase, runsSummary(&cur))
+		g.Expect(cur.Status.Phase).To(BeElementOf(kvv1.PhaseSucceeded, kvv1.PhaseFailed), func() string {
+			return fmt.Sprintf("%s/%s: phase %q, runs %s; %s", ns, name, cur.Status.Phase, runsSummary(&cur), runnerStates(ns, name))
+		})
 	}, timeout).Should(Succeed())
 	return b
+}
+
+// runnerStates says where the benchmark's runner containers are (running since, or ended when and why), so that
+// a benchmark still unfinished at a timeout tells a runner that had not ended from an operator that did not see it.
+func runnerStates(ns, name string) string {
+	var pods corev1.PodList
+	if err := k8s.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"kvbench.io/benchmark": name}); err != nil {
+		return "runner pods: " + err.Error()
+	}
+	s := fmt.Sprintf("now %s, runner pods:", time.Now().UTC().Format(time.TimeOnly))
+	for _, p := range pods.Items {
+		s += fmt.Sprintf(" %s %s", p.Name, p.Status.Phase)
+		for _, c := range p.Status.ContainerStatuses {
+			switch st := c.State; {
+			case st.Running != nil:
+				s += fmt.Sprintf(" (%s running since %s)", c.Name, st.Running.StartedAt.UTC().Format(time.TimeOnly))
+			case st.Terminated != nil:
+				s += fmt.Sprintf(" (%s started %s, %s at %s)", c.Name, st.Terminated.StartedAt.UTC().Format(time.TimeOnly),
+					st.Terminated.Reason, st.Terminated.FinishedAt.UTC().Format(time.TimeOnly))
+			}
+		}
+	}
+	return s
 }
 
 // expectCompleteResults: every run Succeeded with a load phase (unless loadMode none) and one result per workload x thread count x iteration.
