@@ -105,6 +105,21 @@ ok = ok and [e["path"] for e in sm["spec"]["endpoints"]] == ["/metrics", "/metri
 sys.exit(0 if ok else 1)
 PY
 
+# Prometheus' service account bound to the metrics reader (get on /metrics and /metrics/results) when given.
+bind=$(render --set monitoring.serviceMonitor.prometheusServiceAccount.name=prom --set monitoring.serviceMonitor.prometheusServiceAccount.namespace=monitoring)
+python3 - <(echo "$bind") <<'PY' && ok "prometheusServiceAccount binds <release>-metrics-reader (/metrics, /metrics/results)" || bad "metrics-reader binding"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+role = [d for d in docs if d["kind"] == "ClusterRole" and d["metadata"]["name"].endswith("-metrics-reader")][0]
+b = [d for d in docs if d["kind"] == "ClusterRoleBinding" and d["roleRef"]["name"] == role["metadata"]["name"]]
+ok = len(b) == 1 and b[0]["subjects"] == [{"kind": "ServiceAccount", "name": "prom", "namespace": "monitoring"}]
+ok = ok and sorted(role["rules"][0]["nonResourceURLs"]) == ["/metrics", "/metrics/results"]
+sys.exit(0 if ok else 1)
+PY
+render | grep -q 'name: t-kvbench-operator-metrics-reader$' && render | python3 -c 'import sys,yaml; sys.exit(any(d and d["kind"]=="ClusterRoleBinding" and d["roleRef"]["name"].endswith("-metrics-reader") for d in yaml.safe_load_all(sys.stdin)))' \
+  && ok "no metrics-reader binding by default" || bad "metrics-reader bound by default"
+render --set monitoring.serviceMonitor.prometheusServiceAccount.name=prom >/dev/null 2>&1 && bad "a service account name without a namespace rendered" || ok "prometheusServiceAccount.name needs its namespace"
+
 for bad_vals in "image.digest=sha256:abc" "runner.digest=latest" "runner.tag=latest" "runner.imagePullSecrets={Bad_Name}" \
                 "runner.serviceAccountName=a b" "runner.image=x:v1" "crds.install=yes" "image.tag=latest" "operator.maxConcurrentRuns=-1" "nosuchkey=1" "metrics.port=0" "monitoring.serviceMonitor.interval=5" "operator.goMemLimit=100M"; do
   if render --set "$bad_vals" >/dev/null 2>&1; then bad "schema accepted $bad_vals"; else ok "schema rejects $bad_vals"; fi

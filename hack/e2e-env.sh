@@ -50,5 +50,7 @@ chart_install() {
   "$HELM" upgrade --install kvb "$CHART" --version "$CHART_VERSION" --plain-http -n kvbench-system --create-namespace \
     --set image.repository="${OPERATOR_IMAGE%@*}" --set image.digest="${OPERATOR_IMAGE#*@}" \
     --set runner.repository="${RUNNER_IMAGE%@*}" --set runner.digest="${RUNNER_IMAGE#*@}" \
-    --set javaRunner.repository="${RUNNER_JAVA_IMAGE%@*}" --set javaRunner.digest="${RUNNER_JAVA_IMAGE#*@}" --wait --timeout 3m >/dev/null
+    --set javaRunner.repository="${RUNNER_JAVA_IMAGE%@*}" --set javaRunner.digest="${RUNNER_JAVA_IMAGE#*@}" \
+    --set monitoring.serviceMonitor.prometheusServiceAccount.name=prometheus \
+    --set monitoring.serviceMonitor.prometheusServiceAccount.namespace=monitoring --wait --timeout 3m >/dev/null
 }

@@ -134,7 +134,12 @@ func helmFromRegistry(verb, name, ns, ref, version string, extra ...string) stri
 		"--set", "javaRunner.repository=" + javaRef.repository, "--set", "javaRunner.digest=" + javaRef.digest,
 		"--set", "operator.nvmeNodeLabel=" + nvmeLabel,
 		// Runner pods live tens of seconds here: scrape them faster than the chart's 15s.
-		"--set", "monitoring.podMonitor.interval=5s", "--wait", "--timeout", "3m"}
+		"--set", "monitoring.podMonitor.interval=5s",
+		// The cluster's Prometheus has kube-prometheus-stack's ClusterRole (get on /metrics only): the
+		// chart binds its metrics reader (/metrics/results too) to Prometheus' service account, as a user would.
+		"--set", "monitoring.serviceMonitor.prometheusServiceAccount.name=prometheus",
+		"--set", "monitoring.serviceMonitor.prometheusServiceAccount.namespace=monitoring",
+		"--wait", "--timeout", "3m"}
 	if *plainHTTP {
 		args = append(args, "--plain-http")
 	}
