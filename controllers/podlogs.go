@@ -282,8 +282,11 @@ func (l *LogReader) readOnce(req logRead) *logSnapshot {
 	if lg.Load != nil {
 		snap.Load = &lg.Load.PhaseSummary
 	}
-	for i := range lg.Phases {
-		snap.Phases = append(snap.Phases, lg.Phases[i].PhaseSummary)
+	if len(lg.Phases) > 0 {
+		snap.Phases = make([]kvv1.PhaseSummary, len(lg.Phases)) // exact: a hostile log has 10,000
+		for i := range lg.Phases {
+			snap.Phases[i] = lg.Phases[i].PhaseSummary
+		}
 	}
 	if ended {
 		res := lg.Result
