@@ -55,8 +55,8 @@ func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
 	pod.Spec.NodeName = "node-7"
 	out, _ = trimmed(pod)
 	p := out.(*corev1.Pod)
-	if p.Spec.NodeName != "node-7" || p.Spec.Containers[0].Args != nil || p.Spec.Containers[0].Resources.Requests != nil || p.Status.ContainerStatuses[0].State.Terminated.Message != "summary" {
-		t.Errorf("trimmed pod: node %q, args %v, status %+v", p.Spec.NodeName, p.Spec.Containers[0].Args, p.Status)
+	if p.Spec.NodeName != "node-7" || p.Spec.Containers != nil || p.Spec.Affinity != nil || p.Status.ContainerStatuses[0].State.Terminated.Message != "summary" {
+		t.Errorf("trimmed pod: node %q, spec %+v, status %+v", p.Spec.NodeName, p.Spec, p.Status)
 	}
 	// Tombstones and other objects pass through.
 	if o, err := trimmed("tombstone"); o != "tombstone" || err != nil {
