@@ -132,10 +132,13 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	// A failed read is tried again on the next pass that comes a second after it (the reconciler
 	// paces those), a running pod's log every Refresh and whenever the pod changed.
 	since := now.Sub(p.doneAt)
+	// A running pod whose log was over the limits is not read again until it ends: its run ends
+	// ResultOverLimits anyway, and re-reading a tenant's huge log every Refresh (35 MiB through the
+	// API server) held up every other tenant's requests.
 	stale := p.snap == nil ||
 		(ended && !p.snap.Final) ||
 		(p.snap.Err != nil && since >= time.Second) ||
-		(!p.snap.Final && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
+		(!p.snap.Final && p.snap.Over == nil && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
 	if ended && p.reading && (p.snap == nil || !p.snap.Final) {
 		l.wantFinal(pod.UID, p)
 	}

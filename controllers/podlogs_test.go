@@ -391,3 +391,40 @@ func TestLogReaderKeepsAReaderForEndedPods(t *testing.T) {
 		t.Errorf("after all reads: %d active, %d refreshing, %d queued", l.active, l.refreshing, len(l.queue))
 	}
 }
+
+// A running pod whose log was found over the limits is not read again at every Refresh (each read
+// of a hostile runner's log pulled 35 MiB through the API server); its final read still happens.
+func TestLogReaderDoesNotRefreshALogOverTheLimits(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(t0)
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	line := phaseLine(t, p0)
+	var reads atomic.Int32
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		reads.Add(1)
+		return io.NopCloser(strings.NewReader(strings.Repeat(line, 3))), nil
+	})
+	l.Clock, l.Limits.Phases = clk, 2
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u", ResourceVersion: "1"}}
+	l.Get(pod, owner, false)
+	<-l.Events
+	if s := l.Get(pod, owner, false); s == nil || s.Over == nil {
+		t.Fatalf("the first read: %+v, want over the limit of 2 phases", s)
+	}
+	clk.SetTime(t0.Add(2 * l.Refresh))
+	changed := pod.DeepCopy()
+	changed.ResourceVersion = "2"
+	l.Get(changed, owner, false)
+	l.mu.Lock()
+	reading := l.pods["u"].reading
+	l.mu.Unlock()
+	if reading || reads.Load() != 1 {
+		t.Fatalf("the log over the limits is read again while the pod runs (%d reads)", reads.Load())
+	}
+	l.Get(changed, owner, true)
+	<-l.Final
+	if s := l.Get(changed, owner, true); s == nil || !s.Final || s.Over == nil || reads.Load() != 2 {
+		t.Fatalf("after the pod ended: %+v, %d reads; want the final read", s, reads.Load())
+	}
+}
