@@ -123,6 +123,16 @@ func metricsOptions(o options, results http.Handler) metricsserver.Options {
 	return opts
 }
 
+// logsConfig is cfg for reading runner logs over HTTP/1.1, one connection per read: over the
+// manager's one HTTP/2 connection, a tenant's 35 MiB logs held up every other request to the API
+// server (first passes of a thousand benchmarks stalled for a minute), and each log stream could
+// buffer 4 MiB of unread data in the operator (HTTP/2's per-stream window).
+func logsConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.NextProtos = []string{"http/1.1"}
+	return c
+}
+
 // run starts the manager and blocks until ctx ends.
 func run(ctx context.Context, cfg *rest.Config, o options) error {
 	log := ctrl.Log.WithName("setup")
@@ -156,13 +166,17 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
+	logClients, err := kubernetes.NewForConfig(logsConfig(cfg))
+	if err != nil {
+		return err
+	}
 	if err := (&controllers.KVBenchmarkReconciler{
 		Client:    mgr.GetClient(),
 		Recorder:  mgr.GetEventRecorderFor("kvbench-operator"),
 		Clock:     clock.RealClock{},
 		Metrics:   collector,
 		Config:    o.config,
-		Logs:      controllers.ClientsetLogs(clientset),
+		Logs:      controllers.ClientsetLogs(logClients),
 		APIReader: mgr.GetAPIReader(),
 		Nodes:     controllers.ClientsetNodes(clientset),
 	}).SetupWithManager(mgr); err != nil {

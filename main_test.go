@@ -112,8 +112,13 @@ func TestManager(t *testing.T) {
 	var scraped string
 	g.Eventually(func() (string, error) {
 		_, body, err := httpsGet("https://"+metricsAddr+"/metrics", token)
-		scraped = body
-		return body, err
+		if err != nil {
+			return "", err
+		}
+		// The result series are served on their own path (ResultsPath), to the same callers.
+		_, results, err := httpsGet("https://"+metricsAddr+ResultsPath, token)
+		scraped = body + results
+		return scraped, err
 	}, 10*time.Second, 100*time.Millisecond).Should(And(
 		ContainSubstring(`kvbench_benchmark_phase{benchmark="main-smoke",namespace="default",phase="Pending"} 1`),
 		ContainSubstring(`kvbench_run_jobs_created_total{benchmark="main-smoke",engine="rocksdb",namespace="default"} 1`),
@@ -127,10 +132,16 @@ func TestManager(t *testing.T) {
 	t.Run("metrics need authentication and authorization", func(t *testing.T) { checkMetricsAuth(t, ctx, cfg, k8s, metricsAddr) })
 }
 
-// The metrics endpoint serves only authenticated callers allowed `get` on /metrics.
+// The metrics endpoints serve only authenticated callers allowed `get` on them.
 func checkMetricsAuth(t *testing.T, ctx context.Context, cfg *rest.Config, k8s client.Client, metricsAddr string) {
+	for _, path := range []string{"/metrics", ResultsPath} {
+		t.Run(path, func(t *testing.T) { checkPathAuth(t, ctx, cfg, k8s, metricsAddr, path) })
+	}
+}
+
+func checkPathAuth(t *testing.T, ctx context.Context, cfg *rest.Config, k8s client.Client, metricsAddr, path string) {
 	g := NewWithT(t)
-	url := "https://" + metricsAddr + "/metrics"
+	url := "https://" + metricsAddr + path
 	code, _, err := httpsGet(url, "")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(code).To(Equal(http.StatusUnauthorized), "no token")
@@ -140,10 +151,10 @@ func checkMetricsAuth(t *testing.T, ctx context.Context, cfg *rest.Config, k8s c
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(code).To(BeNumerically(">=", 400), "a token the API server does not know")
 	g.Expect(body).NotTo(ContainSubstring("kvbench_"))
-	code, _, err = httpsGet(url, metricsToken(t, ctx, cfg, k8s, "nosy", false))
+	code, _, err = httpsGet(url, metricsToken(t, ctx, cfg, k8s, "nosy-"+strings.Trim(strings.ReplaceAll(path, "/", "-"), "-"), false))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(code).To(Equal(http.StatusForbidden), "a service account without get on /metrics")
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	g.Expect(code).To(Equal(http.StatusForbidden), "a service account without get on "+path)
+	resp, err := http.Get("http://" + metricsAddr + path)
 	g.Expect(err).NotTo(HaveOccurred())
 	resp.Body.Close()
 	g.Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "plain HTTP is not served")
@@ -236,5 +247,16 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		if _, _, err := parseFlags(flag.NewFlagSet("test", flag.ContinueOnError), args); err == nil {
 			t.Errorf("parseFlags(%v) = nil error, want one", args)
 		}
+	}
+}
+
+// Runner logs are read over HTTP/1.1 connections of their own, not the manager's HTTP/2 one.
+func TestLogsConfigIsHTTP1(t *testing.T) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
+	if got := logsConfig(cfg).NextProtos; len(got) != 1 || got[0] != "http/1.1" {
+		t.Errorf("NextProtos %v, want [http/1.1]", got)
+	}
+	if cfg.NextProtos != nil {
+		t.Errorf("the manager's config was changed: %v", cfg.NextProtos)
 	}
 }
