@@ -243,16 +243,13 @@ func TestLogReaderForgetsUnusedPods(t *testing.T) {
 	})
 	l.Clock = clk
 	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
-	pod := func(name string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
-	}
 	known := func(uid types.UID) bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		_, ok := l.pods[uid]
 		return ok
 	}
-	old, cur := pod("old"), pod("cur")
+	old, cur := runnerPod("old"), runnerPod("cur")
 	l.Get(old, owner, true)
 	<-l.Final
 	clk.SetTime(t0.Add(59 * time.Minute))
@@ -292,14 +289,11 @@ func TestLogReaderReadsEndedPodsFirst(t *testing.T) {
 		return io.NopCloser(strings.NewReader("")), nil
 	})
 	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
-	pod := func(name string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
-	}
 	for i := range maxLogReads + 2 {
-		l.Get(pod(fmt.Sprint("running-", i)), owner, false)
+		l.Get(runnerPod(fmt.Sprint("running-", i)), owner, false)
 	}
-	l.Get(pod("ended-0"), owner, true)
-	l.Get(pod("ended-1"), owner, true)
+	l.Get(runnerPod("ended-0"), owner, true)
+	l.Get(runnerPod("ended-1"), owner, true)
 	l.mu.Lock()
 	var order []string
 	for _, r := range l.queue {
@@ -359,13 +353,10 @@ func TestLogReaderKeepsAReaderForEndedPods(t *testing.T) {
 		return io.NopCloser(strings.NewReader("")), nil
 	})
 	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
-	pod := func(name string) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
-	}
 	for i := range maxLogReads + 2 {
-		l.Get(pod(fmt.Sprint("running-", i)), owner, false)
+		l.Get(runnerPod(fmt.Sprint("running-", i)), owner, false)
 	}
-	l.Get(pod("ended"), owner, true)
+	l.Get(runnerPod("ended"), owner, true)
 	select {
 	case <-l.Final:
 	case <-time.After(10 * time.Second):
@@ -427,4 +418,9 @@ func TestLogReaderDoesNotRefreshALogOverTheLimits(t *testing.T) {
 	if s := l.Get(changed, owner, true); s == nil || !s.Final || s.Over == nil || reads.Load() != 2 {
 		t.Fatalf("after the pod ended: %+v, %d reads; want the final read", s, reads.Load())
 	}
+}
+
+// runnerPod is a pod named name (and with that UID) at resource version 1, in namespace ns.
+func runnerPod(name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
 }
