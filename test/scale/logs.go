@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -185,6 +187,12 @@ func (f *figures) placementReport(ctx context.Context, c client.Client) error {
 	}
 	byNode := map[string][]span{}
 	f.SequentialGapMaxSeconds = -1
+	var longest struct {
+		ns      string
+		prev    kvv1.RunStatus
+		next    kvv1.RunStatus
+		present bool
+	}
 	for _, b := range list.Items {
 		exclusive := b.Spec.Placement.Exclusive == nil || *b.Spec.Placement.Exclusive
 		runs := b.Status.Runs
@@ -196,11 +204,17 @@ func (f *figures) placementReport(ctx context.Context, c client.Client) error {
 			if exclusive && b.Spec.Placement.Engines != kvv1.EnginesParallel && i > 0 && runs[i-1].CompletionTime != nil {
 				gap := r.StartTime.Sub(runs[i-1].CompletionTime.Time).Seconds()
 				f.SequentialGaps = append(f.SequentialGaps, gap)
+				if gap > f.SequentialGapMaxSeconds {
+					longest.ns, longest.prev, longest.next, longest.present = b.Namespace, runs[i-1], r, true
+				}
 				f.SequentialGapMaxSeconds = max(f.SequentialGapMaxSeconds, gap)
 			}
 		}
 	}
 	sort.Float64s(f.SequentialGaps)
+	if longest.present {
+		f.SequentialGapSample = gapBreakdown(ctx, c, longest.ns, longest.prev, longest.next)
+	}
 	for _, spans := range byNode {
 		for i, a := range spans {
 			for _, b := range spans[i+1:] {
@@ -216,4 +230,43 @@ func (f *figures) placementReport(ctx context.Context, c client.Client) error {
 		}
 	}
 	return nil
+}
+
+// gapBreakdown says where the seconds between two engines of a comparison went: from the first's
+// end to the second's Job (the operator: final log read, the deciding pass), to its pod (the Job
+// controller), to its binding (the scheduler, with its FailedScheduling messages) and its start.
+func gapBreakdown(ctx context.Context, c client.Client, ns string, prev, next kvv1.RunStatus) string {
+	t0 := prev.CompletionTime.Time
+	at := func(t time.Time) string { return fmt.Sprintf("+%.1fs", t.Sub(t0).Seconds()) }
+	out := fmt.Sprintf("%s ended %s; %s", prev.JobName, t0.Format(time.TimeOnly), next.JobName)
+	var job batchv1.Job
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: next.JobName}, &job); err != nil {
+		return out + ": " + err.Error()
+	}
+	out += " created " + at(job.CreationTimestamp.Time)
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"job-name": next.JobName}); err != nil || len(pods.Items) == 0 {
+		return out + ", no pod"
+	}
+	pod := pods.Items[0]
+	out += ", its pod " + at(pod.CreationTimestamp.Time)
+	var evs corev1.EventList
+	if err := c.List(ctx, &evs, client.InNamespace(ns)); err == nil {
+		for _, e := range evs.Items {
+			if e.InvolvedObject.UID != pod.UID {
+				continue
+			}
+			when := e.LastTimestamp.Time
+			if when.IsZero() {
+				when = e.EventTime.Time
+			}
+			switch e.Reason {
+			case "Scheduled":
+				out += ", bound " + at(when)
+			case "FailedScheduling":
+				out += fmt.Sprintf(", FailedScheduling x%d (last %s: %.150s)", max(e.Count, 1), at(when), e.Message)
+			}
+		}
+	}
+	return out + ", started " + at(next.StartTime.Time)
 }

@@ -647,6 +647,8 @@ type figures struct {
 	SequentialGaps          []float64 `json:"-"`
 	ExclusiveOverlaps       int
 	ExclusiveOverlapSample  string
+	// SequentialGapSample says where the seconds of the longest gap went.
+	SequentialGapSample string
 	// Slots: the most runner Jobs seen holding a slot at once (sampled once a second; see
 	// jobsByBenchmark), and by how much that exceeded --slots.
 	Slots, PeakActiveJobs, ActiveJobsOverSlots int
@@ -925,7 +927,7 @@ func (f *figures) print() {
   operator CPU %.1fs, max RSS %.1f MiB (anonymous at most %.1f MiB sampled every second, files %.1f MiB), API requests %.0f (%.1f per benchmark)
   archive: %d archived, %d with an error, %d undecided (all decided %.1fs); e.g. %q
   EachNode: runs %v, distinct nodes %v
-  exclusive Sequential: %d gaps between engines, median %.0fs, max %.0fs; runs sharing a node with an exclusive run: %d %s
+  exclusive Sequential: %d gaps between engines, median %.0fs, max %.0fs (%s); runs sharing a node with an exclusive run: %d %s
   slots %d: at most %d runner Jobs held a slot at once (sampled every second)
   hostile %d: %d Failed with ResultOverLimits, %d not; all had a Job %.1fs, all ended %.1fs; e.g. %.200q
   scrapes of /metrics and /metrics/results every 15 s: %d, failed %d %q; largest results body %.1f MiB, slowest scrape %.2fs
@@ -933,7 +935,7 @@ func (f *figures) print() {
 		f.BenchmarksSucceeded, f.BenchmarksFailed, f.BenchmarksLostPhase, f.Reconciles, f.ReconcileErrors,
 		f.ReconcileP50Seconds, f.ReconcileP99Seconds, f.ReconcileMeanSeconds, f.QueueWaitMeanSeconds, f.CPUSeconds, f.MaxRSSMiB, f.MaxRSSAnonMiB, f.RSSFileMiB, f.APIRequests, f.APIRequestsPerBenchmark,
 		f.RunsArchived, f.RunsArchiveError, f.RunsArchivePending, f.SecondsToAllArchiveOutcomes, f.ArchiveErrorSample, f.EachNodeRuns, f.EachNodeDistinctNodes,
-		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.ExclusiveOverlaps, f.ExclusiveOverlapSample,
+		len(f.SequentialGaps), median(f.SequentialGaps), f.SequentialGapMaxSeconds, f.SequentialGapSample, f.ExclusiveOverlaps, f.ExclusiveOverlapSample,
 		f.Slots, f.PeakActiveJobs, f.HostileBenchmarks, f.HostileOverLimits, f.HostileNotOverLimits,
 		f.HostileSecondsToAllFirstJobs, f.HostileSecondsToAllEnded, f.HostileSample,
 		f.Scrapes, f.ScrapesFailed, f.ScrapeError, float64(f.ScrapeMaxResultsBytes)/(1<<20), f.ScrapeMaxSeconds)
