@@ -74,10 +74,14 @@ func deadlineKeepsPhases(ns string) {
 
 // oomKeepsPhases: a run whose first phases finish and whose next phase is OOM-killed (a fill
 // into a 2Gi memtable without WAL under a 512Mi limit) keeps the finished phases.
-// The kill's time is the kernel's: near the limit it evicts and refaults the container's own code
-// pages (cgroup v1, no swap) for seconds on a quiet machine and minutes on a loaded one (178 s in
-// one CI run, which outlasted a 3-minute wait). So the wait covers the run's deadline, and a run
-// the kernel never kills fails DeadlineExceeded, not a timeout that blames the operator.
+// The kill's time is the kernel's: with tiny values (13M 4-byte ones) the memtable grows by small
+// allocations, and near the limit the kernel evicts and refaults the container's own code pages
+// (cgroup v1, no swap) for seconds on a quiet machine, minutes on a loaded one, or until the run's
+// 5-minute deadline (twice in fresh-clone CI runs). 1 MiB values outgrow 512Mi in a few hundred
+// writes: db_bench in a 512Mi cgroup was killed after 0.8-1.5 s (quiet) and 3-12.5 s (3 CPU hogs),
+// against 14.5 s and minutes for the tiny values (db_bench in a 512Mi memory cgroup, 2026-11-25).
+// The wait still covers the run's deadline, so a run the kernel never kills fails DeadlineExceeded,
+// not a timeout that blames the operator.
 func oomKeepsPhases(ns string) {
 	b := tmpfsBench(ns, "oom-after-phases", kvv1.EngineRocksDB)
 	// 4Mi memtables for the runner's own readrandom phase, so that 512Mi holds its model (WALs on
@@ -90,8 +94,8 @@ func oomKeepsPhases(ns string) {
 	// own 2Gi memtable (dbBenchArgs are not in the model), run after a measured runner phase.
 	b.Spec.Workloads = []kvv1.WorkloadSpec{
 		{Name: kvv1.WorkloadReadRandom, Duration: &metav1.Duration{Duration: 2 * time.Second}},
-		{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--num=13000000", "--key_size=16",
-			"--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}},
+		{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq", "--num=2048", "--key_size=16",
+			"--value_size=1048576", "--write_buffer_size=2147483648", "--disable_wal=1"}},
 	}
 	create(b)
 	got := waitFinished(ns, b.Name, b.Spec.Deadline.Duration+time.Minute)

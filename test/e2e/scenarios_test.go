@@ -136,8 +136,8 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 	It("ends Failed with OOMKilled when db_bench's own memtable outgrows the memory limit", func() {
 		// Accepted by the CRD's memory rule, which counts what the runner's engine and buffers take (8Mi cache +
 		// 2 x 4Mi memtables + 256Mi overhead + 2Mi buffers + the tmpfs's WALs and metadata <= 512Mi); dbBenchArgs
-		// are db_bench's own and not in the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one memtable, whose per-entry
-		// overhead (~30 bytes) exceeds these 20-byte keys+values, so 13M entries pass 512Mi in seconds.
+		// are db_bench's own and not in the model: a 2Gi write buffer with the WAL off keeps the whole fillseq in one
+		// memtable, and 1 MiB values pass 512Mi in a few hundred writes (oomKeepsPhases says why not tiny ones).
 		b := tmpfsBench(ns, "oom", kvv1.EngineRocksDB)
 		// The runner's own engine (it only opens the empty database) gets 4Mi memtables, so that 512Mi
 		// holds its model, WALs on tmpfs included.
@@ -145,7 +145,7 @@ var _ = Describe("kvbench operator installed by the Helm chart", Ordered, Contin
 		b.Spec.Resources.Memory = resource.MustParse("512Mi")
 		b.Spec.Dataset = kvv1.DatasetSpec{Num: ptr.To[int64](1), KeySize: 16, ValueSize: 4, LoadMode: kvv1.LoadNone}
 		b.Spec.Workloads = []kvv1.WorkloadSpec{{Name: kvv1.WorkloadDBBench, DBBenchArgs: []string{"--benchmarks=fillseq",
-			"--num=13000000", "--key_size=16", "--value_size=4", "--write_buffer_size=2147483648", "--disable_wal=1"}}}
+			"--num=2048", "--key_size=16", "--value_size=1048576", "--write_buffer_size=2147483648", "--disable_wal=1"}}}
 		b.Spec.Threads = []int32{1}
 		create(b)
 		// The kernel's kill may come minutes after the limit is reached on a loaded machine (oomKeepsPhases).
