@@ -158,6 +158,7 @@ type KVBenchmarkReconciler struct {
 // the missing Jobs, archive and clean up finished runs, and write status (always, also when a
 // step failed, so that nothing is stuck without a reason).
 func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	began := time.Now() // the pass's duration, for the debug log
 	var b kvv1.KVBenchmark
 	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -196,7 +197,7 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err := errors.Join(releaseErr, createErr, finishErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	logf.FromContext(ctx).V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", p.requeue)
+	logf.FromContext(ctx).V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", p.requeue, "took", time.Since(began).Seconds())
 	return ctrl.Result{RequeueAfter: p.requeue}, nil
 }
 
@@ -504,6 +505,7 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 			continue
 		}
 		r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
+		logf.FromContext(ctx).V(1).Info("created Job", "job", job.Name)
 		where := ""
 		if st.NodeName != "" {
 			where = " on node " + st.NodeName

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
@@ -88,6 +89,7 @@ type logRead struct {
 	uid                      types.UID
 	owner                    types.NamespacedName
 	ended                    bool
+	askedAt                  time.Time // when the read was asked for (its wait for a reader is logged)
 }
 
 type podLog struct {
@@ -144,7 +146,7 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	}
 	if stale && !p.reading {
 		p.reading = true
-		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended}
+		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended, askedAt: time.Now()}
 		switch {
 		case l.active < maxLogReads && (ended || l.refreshing < maxRefreshes):
 			l.active++
@@ -208,7 +210,10 @@ func (l *LogReader) Forget(uid types.UID) {
 // readAll does req, then the queued reads, until the queue is empty.
 func (l *LogReader) readAll(req logRead) {
 	for {
+		began := time.Now()
 		snap := l.readOnce(req)
+		logf.Log.WithName("logreader").V(1).Info("read", "pod", req.namespace+"/"+req.name, "final", req.ended,
+			"waited", began.Sub(req.askedAt).Seconds(), "took", time.Since(began).Seconds(), "err", snap.Err, "over", snap.Over != nil)
 		l.mu.Lock()
 		if p := l.pods[req.uid]; p != nil {
 			// A failed read keeps the phases an earlier read found.
@@ -224,7 +229,7 @@ func (l *LogReader) readAll(req logRead) {
 			if p.finalWanted && !req.ended {
 				p.reading = true
 				final := req
-				final.ended = true
+				final.ended, final.askedAt = true, time.Now()
 				l.queueFinal(final)
 			}
 			p.finalWanted = false // asked for, or this read was the final one
