@@ -710,6 +710,7 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 			// The events wait for a status that explains them; the next pass decides again.
 			r.keepUnsent(p)
 			if apierrors.IsConflict(err) {
+				logf.FromContext(ctx).V(1).Info("status write conflict", "resourceVersion", old.ResourceVersion)
 				return ctrl.Result{Requeue: true}, nil
 			}
 			r.statusWriteFailed(ctx, old, err, p.now)
@@ -1038,15 +1039,14 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&kvv1.KVBenchmark{}, builder.WithPredicates(specChanged())).
 		Owns(&batchv1.Job{}, builder.WithPredicates(managed, runnerChanged())).
 		// Pods belong to Jobs, not to the benchmark: map them back through their Job.
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.benchmarkOfPod), builder.WithPredicates(managed, runnerChanged())).
+		Watches(&corev1.Pod{}, r.podChanged(), builder.WithPredicates(managed, runnerChanged())).
 		// A Job or pod that stops holding a slot or node reconciles the benchmarks that may start now.
 		Watches(&batchv1.Job{}, r.freed(), builder.WithPredicates(managed)).
 		Watches(&corev1.Pod{}, r.freed(), builder.WithPredicates(managed)).
 		WatchesRawSource(source.Channel(r.wake, urgent()))
 	if r.logReader != nil {
 		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{})).
-			WatchesRawSource(source.Channel(r.logReader.Final, urgent())).
-			Watches(&corev1.Pod{}, r.ended(), builder.WithPredicates(managed))
+			WatchesRawSource(source.Channel(r.logReader.Final, urgent()))
 	}
 	return bld.
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Config.MaxConcurrentReconciles), UsePriorityQueue: ptr.To(true), NewQueue: newPriorityQueue}).

@@ -346,9 +346,11 @@ func TestLogReaderFollowsARunningReadWithTheFinalOne(t *testing.T) {
 // and every queued refresh is read after.
 func TestLogReaderKeepsAReaderForEndedPods(t *testing.T) {
 	release := make(chan struct{})
+	line := phaseLine(t, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}})
 	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
 		if strings.HasPrefix(name, "running-") {
 			<-release
+			return io.NopCloser(strings.NewReader(line)), nil // a new phase: the read reports back
 		}
 		return io.NopCloser(strings.NewReader("")), nil
 	})
@@ -423,4 +425,56 @@ func TestLogReaderDoesNotRefreshALogOverTheLimits(t *testing.T) {
 // runnerPod is a pod named name (and with that UID) at resource version 1, in namespace ns.
 func runnerPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
+}
+
+// A running pod's refresh reconciles its benchmark only when it found something a pass writes: a
+// new phase, an error, the limits reached. Refreshes that found what the last read found were a
+// quarter of the work queue at a thousand benchmarks.
+func TestLogReaderReportsARefreshOnlyWhenItFoundSomethingNew(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(t0)
+	var log atomic.Value
+	log.Store("")
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(log.Load().(string))), nil
+	})
+	l.Clock = clk
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := runnerPod("p")
+	read := func() (reported bool) {
+		t.Helper()
+		clk.SetTime(clk.Now().Add(l.Refresh))
+		l.Get(pod, owner, false)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			l.mu.Lock()
+			reading := l.pods[pod.UID].reading
+			l.mu.Unlock()
+			if !reading {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the read did not end")
+			}
+		}
+		select {
+		case <-l.Events:
+			return true
+		default:
+			return false
+		}
+	}
+	if read() {
+		t.Error("the first read of a log with nothing in it reconciled the benchmark")
+	}
+	log.Store(phaseLine(t, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "fillseq", Threads: 1, OpsPerSec: 5}}))
+	if !read() {
+		t.Error("a read that found a new phase did not reconcile the benchmark")
+	}
+	if read() {
+		t.Error("a read that found the same phase again reconciled the benchmark")
+	}
+	log.Store(log.Load().(string) + phaseLine(t, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}))
+	if !read() {
+		t.Error("a read that found a second phase did not reconcile the benchmark")
+	}
 }
