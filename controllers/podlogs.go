@@ -68,11 +68,11 @@ type LogReader struct {
 	pods map[types.UID]*podLog
 	// sweptAt is when pods nobody asked about for an hour were last forgotten (at most once a minute).
 	sweptAt time.Time
-	// At most maxLogReads reads run at once, of them at most maxRefreshes of running pods; the
-	// others wait in queue as small requests (a thousand runs' reads are a thousand entries here,
-	// not a thousand goroutines with pods).
-	active, refreshing int
-	queue              []logRead
+	// At most maxLogReads reads run at once, of them at most maxRefreshes of running pods and
+	// maxOverLimits of logs known to be over the limits; the others wait in queue as small
+	// requests (a thousand runs' reads are a thousand entries here, not a thousand goroutines with pods).
+	active, refreshing, overLimits int
+	queue                          []logRead
 }
 
 // maxLogReads bounds concurrent log reads. Running pods' refreshes leave one reader to ended pods'
@@ -81,6 +81,10 @@ type LogReader struct {
 const (
 	maxLogReads  = 4
 	maxRefreshes = maxLogReads - 1
+	// A final read of a log over the limits decodes up to the whole budget (Limits.Bytes, 32 MiB)
+	// for 6 s at scale: a hostile tenant's pods ending together held every reader and a budget
+	// each, the operator's memory peak (issue 18's scale runs), while other runs waited to be decided.
+	maxOverLimits = 1
 )
 
 // logRead is one requested read: what of the pod it needs, and whom to reconcile after.
@@ -89,6 +93,7 @@ type logRead struct {
 	uid                      types.UID
 	owner                    types.NamespacedName
 	ended                    bool
+	overLimits               bool      // an earlier read of the pod found its log over the limits
 	askedAt                  time.Time // when the read was asked for (its wait for a reader is logged)
 }
 
@@ -146,13 +151,12 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 	}
 	if stale && !p.reading {
 		p.reading = true
-		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended, askedAt: time.Now()}
+		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended,
+			overLimits: p.snap != nil && p.snap.Over != nil, askedAt: time.Now()}
 		switch {
-		case l.active < maxLogReads && (ended || l.refreshing < maxRefreshes):
+		case l.active < maxLogReads && l.startable(req):
 			l.active++
-			if !ended {
-				l.refreshing++
-			}
+			l.begin(req)
 			go l.readAll(req)
 		case ended:
 			l.queueFinal(req)
@@ -187,6 +191,32 @@ func (l *LogReader) wantFinal(uid types.UID, p *podLog) {
 		}
 	}
 	p.finalWanted = true
+}
+
+// startable says whether req may start now, with a reader free (l.mu held).
+func (l *LogReader) startable(req logRead) bool {
+	return (req.ended || l.refreshing < maxRefreshes) && (!req.overLimits || l.overLimits < maxOverLimits)
+}
+
+// begin counts req as running (l.mu held).
+func (l *LogReader) begin(req logRead) {
+	if !req.ended {
+		l.refreshing++
+	}
+	if req.overLimits {
+		l.overLimits++
+	}
+}
+
+// take removes and returns the first queued read that may start now (l.mu held).
+func (l *LogReader) take() (logRead, bool) {
+	for i, req := range l.queue {
+		if l.startable(req) {
+			l.queue = slices.Delete(l.queue, i, i+1)
+			return req, true
+		}
+	}
+	return logRead{}, false
 }
 
 // FinalPending says whether the read of ended pod uid that gives its final snapshot is queued or
@@ -240,7 +270,7 @@ func (l *LogReader) readAll(req logRead) {
 			if p.finalWanted && !req.ended {
 				p.reading = true
 				final := req
-				final.ended, final.askedAt = true, time.Now()
+				final.ended, final.overLimits, final.askedAt = true, snap.Over != nil, time.Now()
 				l.queueFinal(final)
 			}
 			p.finalWanted = false // asked for, or this read was the final one
@@ -248,13 +278,14 @@ func (l *LogReader) readAll(req logRead) {
 		if !req.ended {
 			l.refreshing--
 		}
-		// Ended pods' reads are queued first; a refresh waits for a refresh's reader.
-		next, more := logRead{}, len(l.queue) > 0 && (l.queue[0].ended || l.refreshing < maxRefreshes)
+		if req.overLimits {
+			l.overLimits--
+		}
+		// Ended pods' reads are queued first; a refresh waits for a refresh's reader, a log over
+		// the limits for that reader.
+		next, more := l.take()
 		if more {
-			next, l.queue = l.queue[0], l.queue[1:]
-			if !next.ended {
-				l.refreshing++
-			}
+			l.begin(next)
 		} else {
 			l.active--
 		}

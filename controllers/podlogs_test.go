@@ -478,3 +478,74 @@ func TestLogReaderReportsARefreshOnlyWhenItFoundSomethingNew(t *testing.T) {
 		t.Error("a read that found a second phase did not reconcile the benchmark")
 	}
 }
+
+// Logs found over the limits while their pods ran are read in full one at a time once the pods
+// end (each such read may decode a whole budget), and the other readers still read other pods.
+func TestLogReaderReadsOneLogOverTheLimitsAtATime(t *testing.T) {
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	overLog := strings.Repeat(phaseLine(t, p0), 2) // over a limit of one phase line
+	release := make(chan struct{})
+	var mu sync.Mutex
+	calls := map[string]int{}
+	running, most := 0, 0
+	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
+		mu.Lock()
+		calls[name]++
+		first := calls[name] == 1
+		if !first && strings.HasPrefix(name, "over-") {
+			running++
+			most = max(most, running)
+		}
+		mu.Unlock()
+		if first || !strings.HasPrefix(name, "over-") {
+			return io.NopCloser(strings.NewReader(overLog)), nil
+		}
+		<-release
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return io.NopCloser(strings.NewReader(overLog)), nil
+	})
+	l.Limits.Phases = 1
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	for i := range 3 {
+		l.Get(runnerPod(fmt.Sprint("over-", i)), owner, false) // the refresh finds the log over the limits
+	}
+	for range 3 {
+		<-l.Events
+	}
+	for i := range 3 {
+		ended := runnerPod(fmt.Sprint("over-", i))
+		ended.ResourceVersion = "2"
+		l.Get(ended, owner, true)
+	}
+	l.Get(runnerPod("plain"), owner, true)
+	select {
+	case <-l.Final:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an ended pod's read waits behind the logs over the limits")
+	}
+	mu.Lock()
+	if most > 1 {
+		t.Errorf("%d logs over the limits read at once, want 1", most)
+	}
+	mu.Unlock()
+	close(release)
+	for i := range 3 {
+		select {
+		case <-l.Final:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of 3 final reads of logs over the limits ended", i)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 {
+		t.Errorf("%d logs over the limits read at once, want 1", most)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active != 0 || l.overLimits != 0 || len(l.queue) != 0 {
+		t.Errorf("after all reads: %d active, %d over the limits, %d queued", l.active, l.overLimits, len(l.queue))
+	}
+}
