@@ -8,17 +8,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/controllers/slots"
@@ -34,13 +30,6 @@ func TestLedgerCountsAJobThatReachesTheCacheDuringTheList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sch := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
-	if err := kvv1.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
 	for _, arrives := range []string{"before the list", "during the list", "after the list"} {
 		t.Run(arrives, func(t *testing.T) {
 			var c client.Client
@@ -50,9 +39,7 @@ func TestLedgerCountsAJobThatReachesTheCacheDuringTheList(t *testing.T) {
 				}
 			}
 			lists := 0
-			c = fake.NewClientBuilder().WithScheme(sch).
-				WithIndex(&batchv1.Job{}, ownerIndex, ownerOf).WithIndex(&batchv1.Job{}, activeIndex, activeOf).
-				WithIndex(&corev1.Pod{}, ownerIndex, ownerOf).WithIndex(&corev1.Pod{}, activeIndex, activeOf).
+			c = fakeAPI(t).
 				WithInterceptorFuncs(interceptor.Funcs{List: func(ctx context.Context, cl client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
 					err := cl.List(ctx, l, opts...)
 					if _, ok := l.(*batchv1.JobList); ok && lists == 0 && arrives == "during the list" {
@@ -93,10 +80,6 @@ func TestAHoldGetsTheNodeItsJobsPodRanOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	job.UID = "uid-job"
-	sch := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
 	jobKey := client.ObjectKeyFromObject(job)
 	running := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: job.Name + "-x", UID: "uid-pod",
 		Labels:          map[string]string{render.LabelManagedBy: render.ManagerName},
@@ -109,9 +92,7 @@ func TestAHoldGetsTheNodeItsJobsPodRanOn(t *testing.T) {
 
 	for _, when := range []string{"the ledger sees the pod bound", "the pod ends"} {
 		t.Run(when, func(t *testing.T) {
-			c := fake.NewClientBuilder().WithScheme(sch).WithObjects(job.DeepCopy(), running.DeepCopy()).
-				WithIndex(&batchv1.Job{}, ownerIndex, ownerOf).WithIndex(&batchv1.Job{}, activeIndex, activeOf).
-				WithIndex(&corev1.Pod{}, ownerIndex, ownerOf).WithIndex(&corev1.Pod{}, activeIndex, activeOf).Build()
+			c := fakeAPI(t).WithObjects(job.DeepCopy(), running.DeepCopy()).Build()
 			r := &KVBenchmarkReconciler{Client: c, APIReader: c, Clock: clocktesting.NewFakeClock(t0), queue: map[types.NamespacedName]*slots.Demand{
 				{Namespace: "ns", Name: "shared"}: {Benchmark: types.NamespacedName{Namespace: "ns", Name: "shared"}, Created: t0,
 					Holds: []slots.Hold{{Job: jobKey}}}, // reserved with its first engine's Job: no node yet

@@ -5,17 +5,13 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -29,23 +25,12 @@ import (
 // write to a conflict, whose retry waited seconds behind the queue at scale.
 func TestAPassAfterAStatusWriteDoesNotReadTheStaleCache(t *testing.T) {
 	b := w.MakeKVBenchmark("rw", "ns").Exclusive(false).UID("uid-rw").Obj()
-	sch := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
-	if err := kvv1.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
 	room := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Status: corev1.NodeStatus{Allocatable: room,
 		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
 	// api is the API server; the cache answers a benchmark's Get with the copy it held before
 	// the last status write while stale is set (its watch is behind).
-	api := fake.NewClientBuilder().WithScheme(sch).WithObjects(b, node).WithStatusSubresource(&kvv1.KVBenchmark{}).
-		WithIndex(&batchv1.Job{}, ownerIndex, ownerOf).WithIndex(&batchv1.Job{}, activeIndex, activeOf).
-		WithIndex(&corev1.Pod{}, ownerIndex, ownerOf).WithIndex(&corev1.Pod{}, activeIndex, activeOf).
-		WithIndex(&corev1.Event{}, "involvedObject.uid", func(o client.Object) []string { return []string{string(o.(*corev1.Event).InvolvedObject.UID)} }).
-		WithIndex(&corev1.Event{}, "reason", func(o client.Object) []string { return []string{o.(*corev1.Event).Reason} }).Build()
+	api := fakeAPI(t).WithObjects(b, node).Build()
 	var stale *kvv1.KVBenchmark
 	cache := interceptor.NewClient(api.(client.WithWatch), interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, o client.Object, opts ...client.GetOption) error {
