@@ -236,6 +236,31 @@ func (r *KVBenchmarkReconciler) wrote(key types.NamespacedName, rv string) {
 	r.written[key] = rv
 }
 
+// podsNow are a run's pods as the API server has them now: the cached pod read again by name (a
+// runner Job has one pod: backoffLimit 0), or, when the cache has none, the benchmark's pods by
+// label — a List the API server answers by reading every pod of the namespace, once per decided
+// run (at a thousand benchmarks).
+func (r *KVBenchmarkReconciler) podsNow(ctx context.Context, b *kvv1.KVBenchmark, job *batchv1.Job, cached []corev1.Pod) ([]corev1.Pod, error) {
+	if len(cached) == 0 {
+		var list corev1.PodList
+		if err := r.APIReader.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+			return nil, err
+		}
+		return podsOf(list.Items, job), nil
+	}
+	var fresh []corev1.Pod
+	for _, c := range cached {
+		var pod corev1.Pod
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(&c), &pod); apierrors.IsNotFound(err) {
+			continue // gone since
+		} else if err != nil {
+			return nil, err
+		}
+		fresh = append(fresh, pod)
+	}
+	return podsOf(fresh, job), nil
+}
+
 // pass is one reconcile of one benchmark: what it read and what it decided.
 type pass struct {
 	b        *kvv1.KVBenchmark
@@ -367,11 +392,11 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 		if terminal(&st) && (prev == nil || !terminal(prev)) && job != nil {
 			// About to decide for good: the cache may lag (a pod it has not delivered, or a
 			// termination state it has not seen yet), so look at the pods as the API server has them.
-			var fresh corev1.PodList
-			if err := r.APIReader.List(ctx, &fresh, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+			fresh, err := r.podsNow(ctx, b, job, runPods)
+			if err != nil {
 				return err
 			}
-			st, obs = r.observeRun(run, prev, job, podsOf(fresh.Items, job), p)
+			st, obs = r.observeRun(run, prev, job, fresh, p)
 		}
 		p.statuses[i] = st
 		p.want(obs.requeueAfter)

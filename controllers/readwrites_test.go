@@ -10,12 +10,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
@@ -63,5 +65,39 @@ func TestAPassAfterAStatusWriteDoesNotReadTheStaleCache(t *testing.T) {
 	// Once a pass read after the write, the cache is trusted again.
 	if r.written[req.NamespacedName] != "" {
 		t.Fatalf("still waiting for the cache to show write %s", r.written[req.NamespacedName])
+	}
+}
+
+// A run is decided on its pods as the API server has them: the cached pod read again by name, and
+// the benchmark's pods listed when the cache has none.
+func TestPodsNowReadsTheAPIServer(t *testing.T) {
+	b := w.MakeKVBenchmark("now", "ns").Exclusive(false).UID("uid-now").Obj()
+	job, err := render.Job(b, plan.Plan(b)[0], render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.UID = "uid-job"
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: job.Name + "-x", UID: "uid-pod",
+		Labels:          map[string]string{render.LabelBenchmark: b.Name},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	ended := pod.DeepCopy()
+	ended.Status.Phase = corev1.PodSucceeded
+	api := fakeAPI(t).WithObjects(ended).Build()
+	r := &KVBenchmarkReconciler{APIReader: api}
+	for name, cached := range map[string][]corev1.Pod{"the cached pod, still running there": {*pod}, "no pod in the cache": nil} {
+		got, err := r.podsNow(context.Background(), b, job, cached)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Status.Phase != corev1.PodSucceeded {
+			t.Errorf("%s: %d pods %v, want the API server's ended pod", name, len(got), got)
+		}
+	}
+	if err := api.Delete(context.Background(), ended); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.podsNow(context.Background(), b, job, []corev1.Pod{*pod}); err != nil || len(got) != 0 {
+		t.Errorf("a cached pod the API server no longer has: %d pods (%v), want none", len(got), err)
 	}
 }
