@@ -1078,6 +1078,7 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.Logs != nil {
 		r.logReader = NewLogReader(r.Logs)
+		r.logReader.Ahead = r.holding
 		if r.Config.LogTimeout > 0 {
 			r.logReader.Timeout = r.Config.LogTimeout
 		}
@@ -1108,7 +1109,7 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(source.Channel(r.wake, urgent()))
 	if r.logReader != nil {
 		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{})).
-			WatchesRawSource(source.Channel(r.logReader.Final, urgent()))
+			WatchesRawSource(source.Channel(r.logReader.Final, r.decided()))
 	}
 	return bld.
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Config.MaxConcurrentReconciles), UsePriorityQueue: ptr.To(true), NewQueue: newPriorityQueue}).

@@ -140,6 +140,14 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 	return l, nil
 }
 
+// holding says whether benchmark k holds a slot or node for a Sequential comparison's next engine.
+func (r *KVBenchmarkReconciler) holding(k types.NamespacedName) bool {
+	r.slotMu.Lock()
+	defer r.slotMu.Unlock()
+	d := r.queue[k]
+	return d != nil && len(d.Holds) > 0
+}
+
 // pinHolds gives the holds of Sequential groups the scheduler places (shared runs, no pinned node)
 // the node their current Job's pod is bound to (slotMu held). The group's next engine runs there,
 // so the node stays held from the moment that pod ends, not from the group's next pass, which may

@@ -63,6 +63,10 @@ type LogReader struct {
 	// the reads of ended pods (the pass that decides the run, ahead of the queue).
 	Events, Final chan event.GenericEvent
 	Clock         clock.PassiveClock
+	// Ahead says whether the final read of an ended pod of benchmark owner goes ahead of the other
+	// ended pods' (nil: none does): a Sequential comparison between its engines holds a slot and
+	// a node nothing else may use until the read has decided the run and its next engine starts.
+	Ahead func(owner types.NamespacedName) bool
 
 	mu   sync.Mutex
 	pods map[types.UID]*podLog
@@ -92,7 +96,7 @@ type logRead struct {
 	namespace, name, version string
 	uid                      types.UID
 	owner                    types.NamespacedName
-	ended                    bool
+	ended, ahead             bool
 	overLimits               bool      // an earlier read of the pod found its log over the limits
 	askedAt                  time.Time // when the read was asked for (its wait for a reader is logged)
 }
@@ -116,6 +120,7 @@ func NewLogReader(open LogOpener) *LogReader {
 // read when that one is stale: the pod changed (it ended, or is being deleted), Refresh passed
 // while it runs, or a read after it ended failed.
 func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool) *logSnapshot {
+	ahead := ended && l.Ahead != nil && l.Ahead(owner) // before l.mu: Ahead takes the reconciler's locks
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.Clock.Now()
@@ -147,11 +152,11 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 		(p.snap.Err != nil && since >= time.Second) ||
 		(!p.snap.Final && p.snap.Over == nil && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
 	if ended && p.reading && (p.snap == nil || !p.snap.Final) {
-		l.wantFinal(pod.UID, p)
+		l.wantFinal(pod.UID, p, ahead)
 	}
 	if stale && !p.reading {
 		p.reading = true
-		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended,
+		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended, ahead: ahead,
 			overLimits: p.snap != nil && p.snap.Over != nil, askedAt: time.Now()}
 		switch {
 		case l.active < maxLogReads && l.startable(req):
@@ -168,10 +173,10 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 }
 
 // queueFinal queues an ended pod's read, which decides its run and frees its slot, ahead of the
-// running pods' refreshes (l.mu held).
+// running pods' refreshes, and a read that goes ahead (Ahead) ahead of the other ended pods' (l.mu held).
 func (l *LogReader) queueFinal(req logRead) {
 	i := 0
-	for i < len(l.queue) && l.queue[i].ended {
+	for i < len(l.queue) && l.queue[i].ended && (l.queue[i].ahead || !req.ahead) {
 		i++
 	}
 	l.queue = slices.Insert(l.queue, i, req)
@@ -179,12 +184,12 @@ func (l *LogReader) queueFinal(req logRead) {
 
 // wantFinal makes the read of pod uid that is queued or running when the pod ends a final one:
 // a queued refresh becomes the final read (moved ahead), a running one is followed by it (l.mu held).
-func (l *LogReader) wantFinal(uid types.UID, p *podLog) {
+func (l *LogReader) wantFinal(uid types.UID, p *podLog, ahead bool) {
 	for i, q := range l.queue {
 		if q.uid == uid {
 			if !q.ended {
 				l.queue = slices.Delete(l.queue, i, i+1)
-				q.ended = true
+				q.ended, q.ahead = true, ahead
 				l.queueFinal(q)
 			}
 			return

@@ -549,3 +549,68 @@ func TestLogReaderReadsOneLogOverTheLimitsAtATime(t *testing.T) {
 		t.Errorf("after all reads: %d active, %d over the limits, %d queued", l.active, l.overLimits, len(l.queue))
 	}
 }
+
+// The final read of a Sequential comparison between its engines (Ahead) goes ahead of the other
+// ended pods' queued reads: its slot and node wait, reserved, until it decides the run.
+func TestLogReaderReadsAComparisonsFinalReadFirst(t *testing.T) {
+	release := make(chan struct{}) // the other busy readers
+	first := make(chan struct{})   // busy-0's: one reader free
+	var mu sync.Mutex
+	var order []string
+	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+		switch {
+		case name == "busy-0":
+			<-first
+		case strings.HasPrefix(name, "busy-"):
+			<-release
+		}
+		return io.NopCloser(strings.NewReader("")), nil
+	})
+	l.Ahead = func(owner types.NamespacedName) bool { return owner.Name == "cmp" }
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	for i := range maxLogReads {
+		l.Get(runnerPod(fmt.Sprint("busy-", i)), owner, true)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(order)
+		mu.Unlock()
+		if n == maxLogReads {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the readers did not start")
+		}
+	}
+	l.Get(runnerPod("plain-0"), owner, true)
+	l.Get(runnerPod("plain-1"), owner, true)
+	l.Get(runnerPod("cmp-pebble"), types.NamespacedName{Namespace: "ns", Name: "cmp"}, true)
+	close(first) // one reader free: it takes the next queued read
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(order)
+		mu.Unlock()
+		if n > maxLogReads {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the freed reader took no queued read")
+		}
+	}
+	close(release)
+	for range maxLogReads + 3 {
+		select {
+		case <-l.Final:
+		case <-time.After(10 * time.Second):
+			t.Fatal("not every final read ended")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if next := order[maxLogReads]; next != "cmp-pebble" {
+		t.Errorf("after the busy readers, %s was read first (order %v), want the comparison's", next, order)
+	}
+}

@@ -101,6 +101,20 @@ func addUrgent(q workqueue.TypedRateLimitingInterface[reconcile.Request], req re
 	q.Add(req)
 }
 
+// decided enqueues the benchmark whose ended runner's log was read ahead of the queue, and a
+// Sequential comparison between its engines ahead of the other urgent passes: its slot and node
+// wait, reserved, for the next engine this pass starts.
+func (r *KVBenchmarkReconciler) decided() handler.Funcs {
+	return handler.Funcs{GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}
+		if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok && r.holding(req.NamespacedName) {
+			pq.AddWithOpts(priorityqueue.AddOpts{Priority: urgentPriority + 1}, req)
+			return
+		}
+		addUrgent(q, req)
+	}}
+}
+
 // urgent enqueues the benchmark of a channel source's event ahead of the queue.
 func urgent() handler.Funcs {
 	return handler.Funcs{GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {

@@ -12,18 +12,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/controllers/slots"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -201,4 +204,29 @@ func (q *recordingQueue) take() []string {
 	got := q.added
 	q.added = nil
 	return got
+}
+
+// The pass after the read of an ended runner's log goes ahead of the queue, and a Sequential
+// comparison's (which holds a slot and node for its next engine) ahead of the other such passes.
+func TestADecidedComparisonGoesAheadOfOtherUrgentPasses(t *testing.T) {
+	r := &KVBenchmarkReconciler{queue: map[types.NamespacedName]*slots.Demand{
+		{Namespace: "ns", Name: "cmp"}: {Benchmark: types.NamespacedName{Namespace: "ns", Name: "cmp"}, Holds: []slots.Hold{{Node: "n1"}}},
+	}}
+	q := priorityqueue.New[reconcile.Request]("test")
+	defer q.ShutDown()
+	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "other"}})
+	h := r.decided()
+	for _, name := range []string{"plain", "cmp"} {
+		h.Generic(context.Background(), event.GenericEvent{Object: &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}}, q)
+	}
+	for _, want := range []struct {
+		name     string
+		priority int
+	}{{"cmp", urgentPriority + 1}, {"plain", urgentPriority}, {"other", 0}} {
+		req, priority, _ := q.GetWithPriority()
+		if req.Name != want.name || priority != want.priority {
+			t.Fatalf("got %s at priority %d, want %s at %d", req.Name, priority, want.name, want.priority)
+		}
+		q.Done(req)
+	}
 }
