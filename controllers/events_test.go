@@ -11,17 +11,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
@@ -31,23 +27,11 @@ import (
 // that loses a conflict (and is decided again by the next pass).
 func TestEventsWaitForTheStatusWrite(t *testing.T) {
 	b := w.MakeKVBenchmark("ev", "ns").Exclusive(false).UID("uid-ev").Obj()
-	sch := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
-	if err := kvv1.AddToScheme(sch); err != nil {
-		t.Fatal(err)
-	}
 	conflicts := 1
 	room := corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Gi")}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Status: corev1.NodeStatus{Allocatable: room,
 		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
-	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(b, node).WithStatusSubresource(&kvv1.KVBenchmark{}).
-		WithIndex(&batchv1.Job{}, ownerIndex, ownerOf).WithIndex(&batchv1.Job{}, activeIndex, activeOf).
-		WithIndex(&corev1.Pod{}, ownerIndex, ownerOf).WithIndex(&corev1.Pod{}, activeIndex, activeOf).
-		// The API server's own field selectors on events, which the fake client needs as indexes.
-		WithIndex(&corev1.Event{}, "involvedObject.uid", func(o client.Object) []string { return []string{string(o.(*corev1.Event).InvolvedObject.UID)} }).
-		WithIndex(&corev1.Event{}, "reason", func(o client.Object) []string { return []string{o.(*corev1.Event).Reason} }).
+	c := fakeAPI(t).WithObjects(b, node).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, cl client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
 			if conflicts > 0 {
 				conflicts--

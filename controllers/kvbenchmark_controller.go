@@ -135,6 +135,9 @@ type KVBenchmarkReconciler struct {
 	refused map[string]map[string]refusal
 	// unsent are events of a pass whose status write lost a conflict: sent after the next write.
 	unsent map[types.NamespacedName][]pendingEvent
+	// written is, per benchmark, the resourceVersion of this operator's last status write, until
+	// a pass read the benchmark after it (readBenchmark).
+	written map[types.NamespacedName]string
 }
 
 // +kubebuilder:rbac:groups=kvbench.io,resources=kvbenchmarks,verbs=get;list;watch
@@ -158,8 +161,9 @@ type KVBenchmarkReconciler struct {
 // the missing Jobs, archive and clean up finished runs, and write status (always, also when a
 // step failed, so that nothing is stuck without a reason).
 func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	began := time.Now() // the pass's duration, for the debug log
 	var b kvv1.KVBenchmark
-	if err := r.Get(ctx, req.NamespacedName, &b); err != nil {
+	if err := r.readBenchmark(ctx, req.NamespacedName, &b); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Owner references remove the Jobs; only our series and bookkeeping are left to drop.
 			r.Metrics.Delete(req.NamespacedName)
@@ -196,8 +200,65 @@ func (r *KVBenchmarkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err := errors.Join(releaseErr, createErr, finishErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	logf.FromContext(ctx).V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", p.requeue)
+	logf.FromContext(ctx).V(1).Info("reconciled", "phase", b.Status.Phase, "progress", b.Status.Progress, "requeueAfter", p.requeue, "took", time.Since(began).Seconds())
 	return ctrl.Result{RequeueAfter: p.requeue}, nil
+}
+
+// readBenchmark reads the benchmark from the cache, or from the API server when the cache does not
+// show this operator's last status write yet (the pass that follows a write often comes within
+// 0.1 s of it): a pass over the older status would decide again and lose its write to a conflict,
+// whose retry waited up to 10 s behind the queue at a thousand benchmarks (issue 18).
+func (r *KVBenchmarkReconciler) readBenchmark(ctx context.Context, key types.NamespacedName, b *kvv1.KVBenchmark) error {
+	r.mu.Lock()
+	rv, ok := r.written[key]
+	delete(r.written, key)
+	r.mu.Unlock()
+	if err := r.Get(ctx, key, b); err != nil {
+		return err
+	}
+	if !ok || rv == b.ResourceVersion {
+		return nil
+	}
+	return r.APIReader.Get(ctx, key, b)
+}
+
+// wrote remembers the resourceVersion of a status write ("": it failed, nothing to wait for).
+func (r *KVBenchmarkReconciler) wrote(key types.NamespacedName, rv string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rv == "" {
+		delete(r.written, key)
+		return
+	}
+	if r.written == nil {
+		r.written = map[types.NamespacedName]string{}
+	}
+	r.written[key] = rv
+}
+
+// podsNow are a run's pods as the API server has them now: the cached pod read again by name (a
+// runner Job has one pod: backoffLimit 0), or, when the cache has none, the benchmark's pods by
+// label — a List the API server answers by reading every pod of the namespace, once per decided
+// run (at a thousand benchmarks).
+func (r *KVBenchmarkReconciler) podsNow(ctx context.Context, b *kvv1.KVBenchmark, job *batchv1.Job, cached []corev1.Pod) ([]corev1.Pod, error) {
+	if len(cached) == 0 {
+		var list corev1.PodList
+		if err := r.APIReader.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+			return nil, err
+		}
+		return podsOf(list.Items, job), nil
+	}
+	var fresh []corev1.Pod
+	for _, c := range cached {
+		var pod corev1.Pod
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(&c), &pod); apierrors.IsNotFound(err) {
+			continue // gone since
+		} else if err != nil {
+			return nil, err
+		}
+		fresh = append(fresh, pod)
+	}
+	return podsOf(fresh, job), nil
 }
 
 // pass is one reconcile of one benchmark: what it read and what it decided.
@@ -331,11 +392,11 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 		if terminal(&st) && (prev == nil || !terminal(prev)) && job != nil {
 			// About to decide for good: the cache may lag (a pod it has not delivered, or a
 			// termination state it has not seen yet), so look at the pods as the API server has them.
-			var fresh corev1.PodList
-			if err := r.APIReader.List(ctx, &fresh, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+			fresh, err := r.podsNow(ctx, b, job, runPods)
+			if err != nil {
 				return err
 			}
-			st, obs = r.observeRun(run, prev, job, podsOf(fresh.Items, job), p)
+			st, obs = r.observeRun(run, prev, job, fresh, p)
 		}
 		p.statuses[i] = st
 		p.want(obs.requeueAfter)
@@ -504,6 +565,7 @@ func (r *KVBenchmarkReconciler) createMissing(ctx context.Context, p *pass) erro
 			continue
 		}
 		r.Metrics.JobsCreated.WithLabelValues(b.Namespace, b.Name, run.Name).Inc()
+		logf.FromContext(ctx).V(1).Info("created Job", "job", job.Name)
 		where := ""
 		if st.NodeName != "" {
 			where = " on node " + st.NodeName
@@ -705,14 +767,17 @@ func (r *KVBenchmarkReconciler) writeStatus(ctx context.Context, p *pass) (ctrl.
 		old := b.DeepCopy()
 		b.Status = newStatus
 		if err := r.Status().Update(ctx, b); err != nil {
+			r.wrote(p.key(), "")
 			// The events wait for a status that explains them; the next pass decides again.
 			r.keepUnsent(p)
 			if apierrors.IsConflict(err) {
+				logf.FromContext(ctx).V(1).Info("status write conflict", "resourceVersion", old.ResourceVersion)
 				return ctrl.Result{Requeue: true}, nil
 			}
 			r.statusWriteFailed(ctx, old, err, p.now)
 			return ctrl.Result{}, fmt.Errorf("write status: %w", err) // retried with the rate limiter's backoff
 		}
+		r.wrote(p.key(), b.ResourceVersion)
 		r.emitTransitions(old, b)
 		r.emitBaseline(old, b)
 	}
@@ -1013,6 +1078,7 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.Logs != nil {
 		r.logReader = NewLogReader(r.Logs)
+		r.logReader.Ahead = r.holding
 		if r.Config.LogTimeout > 0 {
 			r.logReader.Timeout = r.Config.LogTimeout
 		}
@@ -1036,15 +1102,14 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&kvv1.KVBenchmark{}, builder.WithPredicates(specChanged())).
 		Owns(&batchv1.Job{}, builder.WithPredicates(managed, runnerChanged())).
 		// Pods belong to Jobs, not to the benchmark: map them back through their Job.
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.benchmarkOfPod), builder.WithPredicates(managed, runnerChanged())).
+		Watches(&corev1.Pod{}, r.podChanged(), builder.WithPredicates(managed, runnerChanged())).
 		// A Job or pod that stops holding a slot or node reconciles the benchmarks that may start now.
 		Watches(&batchv1.Job{}, r.freed(), builder.WithPredicates(managed)).
 		Watches(&corev1.Pod{}, r.freed(), builder.WithPredicates(managed)).
 		WatchesRawSource(source.Channel(r.wake, urgent()))
 	if r.logReader != nil {
 		bld = bld.WatchesRawSource(source.Channel(r.logReader.Events, &handler.EnqueueRequestForObject{})).
-			WatchesRawSource(source.Channel(r.logReader.Final, urgent())).
-			Watches(&corev1.Pod{}, r.ended(), builder.WithPredicates(managed))
+			WatchesRawSource(source.Channel(r.logReader.Final, r.decided()))
 	}
 	return bld.
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Config.MaxConcurrentReconciles), UsePriorityQueue: ptr.To(true), NewQueue: newPriorityQueue}).

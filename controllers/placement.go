@@ -74,6 +74,7 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		byUID[jobs.Items[i].UID] = &jobs.Items[i]
 	}
 	bound := map[types.UID]bool{}
+	boundTo := map[types.NamespacedName]string{}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		ref := metav1.GetControllerOf(pod)
@@ -83,6 +84,7 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		if j := byUID[ref.UID]; j != nil {
 			l.Nodes[pod.Spec.NodeName] = append(l.Nodes[pod.Spec.NodeName], runnerOf(j))
 			bound[j.UID] = true
+			boundTo[types.NamespacedName{Namespace: j.Namespace, Name: j.Name}] = pod.Spec.NodeName
 		} else if pod.DeletionTimestamp != nil && now.Before(pod.DeletionTimestamp.Add(podGoneGrace)) {
 			// The pod of a deleted runner Job, still stopping: its node is not free yet.
 			l.Nodes[pod.Spec.NodeName] = append(l.Nodes[pod.Spec.NodeName], slots.Runner{
@@ -90,6 +92,7 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 				Run:       pod.Labels[render.LabelRun], Exclusive: pod.Labels[render.LabelExclusive] == "true"})
 		}
 	}
+	r.pinHolds(boundTo)
 	var nodes *corev1.NodeList
 	for _, j := range byUID {
 		if !bound[j.UID] {
@@ -135,6 +138,29 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		}
 	}
 	return l, nil
+}
+
+// holding says whether benchmark k holds a slot or node for a Sequential comparison's next engine.
+func (r *KVBenchmarkReconciler) holding(k types.NamespacedName) bool {
+	r.slotMu.Lock()
+	defer r.slotMu.Unlock()
+	d := r.queue[k]
+	return d != nil && len(d.Holds) > 0
+}
+
+// pinHolds gives the holds of Sequential groups the scheduler places (shared runs, no pinned node)
+// the node their current Job's pod is bound to (slotMu held). The group's next engine runs there,
+// so the node stays held from the moment that pod ends, not from the group's next pass, which may
+// come seconds later: an exclusive run took the node in between at scale, and the comparison's
+// next engine waited for it.
+func (r *KVBenchmarkReconciler) pinHolds(boundTo map[types.NamespacedName]string) {
+	for _, d := range r.queue {
+		for i := range d.Holds {
+			if h := &d.Holds[i]; h.Node == "" && boundTo[h.Job] != "" {
+				h.Node = boundTo[h.Job]
+			}
+		}
+	}
 }
 
 // podEnded: a pod of the Job has ended (succeeded or failed; a runner Job has one pod).
@@ -608,9 +634,14 @@ func (r *KVBenchmarkReconciler) wakeUp(k types.NamespacedName) {
 // (a Job finished or went, a pod ended or went), the benchmarks the queue lets start now are
 // reconciled, first come first served, instead of every waiting benchmark.
 func (r *KVBenchmarkReconciler) freed() handler.Funcs {
-	wake := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	wake := func(ctx context.Context, o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		r.slotMu.Lock()
 		defer r.slotMu.Unlock()
+		if pod, ok := o.(*corev1.Pod); ok && pod.Spec.NodeName != "" {
+			if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "Job" {
+				r.pinHolds(map[types.NamespacedName]string{{Namespace: pod.Namespace, Name: ref.Name}: pod.Spec.NodeName})
+			}
+		}
 		if err := r.wakeGranted(ctx, r.Clock.Now(), func(k types.NamespacedName) { addUrgent(q, reconcile.Request{NamespacedName: k}) }); err != nil {
 			logf.FromContext(ctx).Error(err, "read the ledger of slots and nodes")
 		}
@@ -618,11 +649,11 @@ func (r *KVBenchmarkReconciler) freed() handler.Funcs {
 	return handler.Funcs{
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			if len(activeOf(e.ObjectOld)) > 0 && len(activeOf(e.ObjectNew)) == 0 {
-				wake(ctx, q)
+				wake(ctx, e.ObjectNew, q)
 			}
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			wake(ctx, q)
+			wake(ctx, e.Object, q)
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
@@ -62,16 +63,20 @@ type LogReader struct {
 	// the reads of ended pods (the pass that decides the run, ahead of the queue).
 	Events, Final chan event.GenericEvent
 	Clock         clock.PassiveClock
+	// Ahead says whether the final read of an ended pod of benchmark owner goes ahead of the other
+	// ended pods' (nil: none does): a Sequential comparison between its engines holds a slot and
+	// a node nothing else may use until the read has decided the run and its next engine starts.
+	Ahead func(owner types.NamespacedName) bool
 
 	mu   sync.Mutex
 	pods map[types.UID]*podLog
 	// sweptAt is when pods nobody asked about for an hour were last forgotten (at most once a minute).
 	sweptAt time.Time
-	// At most maxLogReads reads run at once, of them at most maxRefreshes of running pods; the
-	// others wait in queue as small requests (a thousand runs' reads are a thousand entries here,
-	// not a thousand goroutines with pods).
-	active, refreshing int
-	queue              []logRead
+	// At most maxLogReads reads run at once, of them at most maxRefreshes of running pods and
+	// maxOverLimits of logs known to be over the limits; the others wait in queue as small
+	// requests (a thousand runs' reads are a thousand entries here, not a thousand goroutines with pods).
+	active, refreshing, overLimits int
+	queue                          []logRead
 }
 
 // maxLogReads bounds concurrent log reads. Running pods' refreshes leave one reader to ended pods'
@@ -80,6 +85,10 @@ type LogReader struct {
 const (
 	maxLogReads  = 4
 	maxRefreshes = maxLogReads - 1
+	// A final read of a log over the limits decodes up to the whole budget (Limits.Bytes, 32 MiB)
+	// for 6 s at scale: a hostile tenant's pods ending together held every reader and a budget
+	// each, the operator's memory peak (issue 18's scale runs), while other runs waited to be decided.
+	maxOverLimits = 1
 )
 
 // logRead is one requested read: what of the pod it needs, and whom to reconcile after.
@@ -87,7 +96,9 @@ type logRead struct {
 	namespace, name, version string
 	uid                      types.UID
 	owner                    types.NamespacedName
-	ended                    bool
+	ended, ahead             bool
+	overLimits               bool      // an earlier read of the pod found its log over the limits
+	askedAt                  time.Time // when the read was asked for (its wait for a reader is logged)
 }
 
 type podLog struct {
@@ -109,6 +120,7 @@ func NewLogReader(open LogOpener) *LogReader {
 // read when that one is stale: the pod changed (it ended, or is being deleted), Refresh passed
 // while it runs, or a read after it ended failed.
 func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool) *logSnapshot {
+	ahead := ended && l.Ahead != nil && l.Ahead(owner) // before l.mu: Ahead takes the reconciler's locks
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.Clock.Now()
@@ -140,17 +152,16 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 		(p.snap.Err != nil && since >= time.Second) ||
 		(!p.snap.Final && p.snap.Over == nil && (since >= l.Refresh || p.snap.PodVersion != pod.ResourceVersion && since >= time.Second))
 	if ended && p.reading && (p.snap == nil || !p.snap.Final) {
-		l.wantFinal(pod.UID, p)
+		l.wantFinal(pod.UID, p, ahead)
 	}
 	if stale && !p.reading {
 		p.reading = true
-		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended}
+		req := logRead{namespace: pod.Namespace, name: pod.Name, version: pod.ResourceVersion, uid: pod.UID, owner: owner, ended: ended, ahead: ahead,
+			overLimits: p.snap != nil && p.snap.Over != nil, askedAt: time.Now()}
 		switch {
-		case l.active < maxLogReads && (ended || l.refreshing < maxRefreshes):
+		case l.active < maxLogReads && l.startable(req):
 			l.active++
-			if !ended {
-				l.refreshing++
-			}
+			l.begin(req)
 			go l.readAll(req)
 		case ended:
 			l.queueFinal(req)
@@ -162,10 +173,10 @@ func (l *LogReader) Get(pod *corev1.Pod, owner types.NamespacedName, ended bool)
 }
 
 // queueFinal queues an ended pod's read, which decides its run and frees its slot, ahead of the
-// running pods' refreshes (l.mu held).
+// running pods' refreshes, and a read that goes ahead (Ahead) ahead of the other ended pods' (l.mu held).
 func (l *LogReader) queueFinal(req logRead) {
 	i := 0
-	for i < len(l.queue) && l.queue[i].ended {
+	for i < len(l.queue) && l.queue[i].ended && (l.queue[i].ahead || !req.ahead) {
 		i++
 	}
 	l.queue = slices.Insert(l.queue, i, req)
@@ -173,18 +184,53 @@ func (l *LogReader) queueFinal(req logRead) {
 
 // wantFinal makes the read of pod uid that is queued or running when the pod ends a final one:
 // a queued refresh becomes the final read (moved ahead), a running one is followed by it (l.mu held).
-func (l *LogReader) wantFinal(uid types.UID, p *podLog) {
+func (l *LogReader) wantFinal(uid types.UID, p *podLog, ahead bool) {
 	for i, q := range l.queue {
 		if q.uid == uid {
 			if !q.ended {
 				l.queue = slices.Delete(l.queue, i, i+1)
-				q.ended = true
+				q.ended, q.ahead = true, ahead
 				l.queueFinal(q)
 			}
 			return
 		}
 	}
 	p.finalWanted = true
+}
+
+// startable says whether req may start now, with a reader free (l.mu held).
+func (l *LogReader) startable(req logRead) bool {
+	return (req.ended || l.refreshing < maxRefreshes) && (!req.overLimits || l.overLimits < maxOverLimits)
+}
+
+// begin counts req as running (l.mu held).
+func (l *LogReader) begin(req logRead) {
+	if !req.ended {
+		l.refreshing++
+	}
+	if req.overLimits {
+		l.overLimits++
+	}
+}
+
+// take removes and returns the first queued read that may start now (l.mu held).
+func (l *LogReader) take() (logRead, bool) {
+	for i, req := range l.queue {
+		if l.startable(req) {
+			l.queue = slices.Delete(l.queue, i, i+1)
+			return req, true
+		}
+	}
+	return logRead{}, false
+}
+
+// FinalPending says whether the read of ended pod uid that gives its final snapshot is queued or
+// running: its end reconciles the pod's benchmark.
+func (l *LogReader) FinalPending(uid types.UID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.pods[uid]
+	return p != nil && p.reading && (p.snap == nil || !p.snap.Final)
 }
 
 // keepBuilt remembers the archive built from the pod's final snapshot.
@@ -208,9 +254,14 @@ func (l *LogReader) Forget(uid types.UID) {
 // readAll does req, then the queued reads, until the queue is empty.
 func (l *LogReader) readAll(req logRead) {
 	for {
+		began := time.Now()
 		snap := l.readOnce(req)
+		logf.Log.WithName("logreader").V(1).Info("read", "pod", req.namespace+"/"+req.name, "final", req.ended,
+			"waited", began.Sub(req.askedAt).Seconds(), "took", time.Since(began).Seconds(), "err", snap.Err, "over", snap.Over != nil)
 		l.mu.Lock()
+		news := true
 		if p := l.pods[req.uid]; p != nil {
+			news = req.ended || shown(snap) != shown(p.snap)
 			// A failed read keeps the phases an earlier read found.
 			if (snap.Err != nil || snap.Bad != nil) && p.snap != nil {
 				keep := *p.snap
@@ -224,7 +275,7 @@ func (l *LogReader) readAll(req logRead) {
 			if p.finalWanted && !req.ended {
 				p.reading = true
 				final := req
-				final.ended = true
+				final.ended, final.overLimits, final.askedAt = true, snap.Over != nil, time.Now()
 				l.queueFinal(final)
 			}
 			p.finalWanted = false // asked for, or this read was the final one
@@ -232,31 +283,50 @@ func (l *LogReader) readAll(req logRead) {
 		if !req.ended {
 			l.refreshing--
 		}
-		// Ended pods' reads are queued first; a refresh waits for a refresh's reader.
-		next, more := logRead{}, len(l.queue) > 0 && (l.queue[0].ended || l.refreshing < maxRefreshes)
+		if req.overLimits {
+			l.overLimits--
+		}
+		// Ended pods' reads are queued first; a refresh waits for a refresh's reader, a log over
+		// the limits for that reader.
+		next, more := l.take()
 		if more {
-			next, l.queue = l.queue[0], l.queue[1:]
-			if !next.ended {
-				l.refreshing++
-			}
+			l.begin(next)
 		} else {
 			l.active--
 		}
 		l.mu.Unlock()
-		b := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: req.owner.Namespace, Name: req.owner.Name}}
-		events := l.Events
-		if req.ended && l.Final != nil {
-			events = l.Final
-		}
-		select {
-		case events <- event.GenericEvent{Object: b}:
-		default: // full: the benchmark's periodic requeue picks the snapshot up
+		// A refresh that found what the last read found needs no pass (a thousand running pods'
+		// refreshes were a quarter of the work queue); the running pod's periodic pass reads again.
+		if news {
+			b := &kvv1.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: req.owner.Namespace, Name: req.owner.Name}}
+			events := l.Events
+			if req.ended && l.Final != nil {
+				events = l.Final
+			}
+			select {
+			case events <- event.GenericEvent{Object: b}:
+			default: // full: the benchmark's periodic requeue picks the snapshot up
+			}
 		}
 		if !more {
 			return
 		}
 		req = next
 	}
+}
+
+// snapshotShows is what a pass takes from a snapshot into status: a refresh that changes none of it
+// changes nothing a pass would write.
+type snapshotShows struct {
+	final, err, bad, over, load bool
+	phases                      int
+}
+
+func shown(s *logSnapshot) snapshotShows {
+	if s == nil {
+		return snapshotShows{}
+	}
+	return snapshotShows{final: s.Final, err: s.Err != nil, bad: s.Bad != nil, over: s.Over != nil, load: s.Load != nil, phases: len(s.Phases)}
 }
 
 func (l *LogReader) readOnce(req logRead) *logSnapshot {

@@ -346,9 +346,11 @@ func TestLogReaderFollowsARunningReadWithTheFinalOne(t *testing.T) {
 // and every queued refresh is read after.
 func TestLogReaderKeepsAReaderForEndedPods(t *testing.T) {
 	release := make(chan struct{})
+	line := phaseLine(t, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}})
 	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
 		if strings.HasPrefix(name, "running-") {
 			<-release
+			return io.NopCloser(strings.NewReader(line)), nil // a new phase: the read reports back
 		}
 		return io.NopCloser(strings.NewReader("")), nil
 	})
@@ -423,4 +425,192 @@ func TestLogReaderDoesNotRefreshALogOverTheLimits(t *testing.T) {
 // runnerPod is a pod named name (and with that UID) at resource version 1, in namespace ns.
 func runnerPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name), ResourceVersion: "1"}}
+}
+
+// A running pod's refresh reconciles its benchmark only when it found something a pass writes: a
+// new phase, an error, the limits reached. Refreshes that found what the last read found were a
+// quarter of the work queue at a thousand benchmarks.
+func TestLogReaderReportsARefreshOnlyWhenItFoundSomethingNew(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(t0)
+	var log atomic.Value
+	log.Store("")
+	l := NewLogReader(func(context.Context, string, string, string) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(log.Load().(string))), nil
+	})
+	l.Clock = clk
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	pod := runnerPod("p")
+	read := func() (reported bool) {
+		t.Helper()
+		clk.SetTime(clk.Now().Add(l.Refresh))
+		l.Get(pod, owner, false)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			l.mu.Lock()
+			reading := l.pods[pod.UID].reading
+			l.mu.Unlock()
+			if !reading {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the read did not end")
+			}
+		}
+		select {
+		case <-l.Events:
+			return true
+		default:
+			return false
+		}
+	}
+	if read() {
+		t.Error("the first read of a log with nothing in it reconciled the benchmark")
+	}
+	log.Store(phaseLine(t, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "fillseq", Threads: 1, OpsPerSec: 5}}))
+	if !read() {
+		t.Error("a read that found a new phase did not reconcile the benchmark")
+	}
+	if read() {
+		t.Error("a read that found the same phase again reconciled the benchmark")
+	}
+	log.Store(log.Load().(string) + phaseLine(t, kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}))
+	if !read() {
+		t.Error("a read that found a second phase did not reconcile the benchmark")
+	}
+}
+
+// Logs found over the limits while their pods ran are read in full one at a time once the pods
+// end (each such read may decode a whole budget), and the other readers still read other pods.
+func TestLogReaderReadsOneLogOverTheLimitsAtATime(t *testing.T) {
+	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5}}
+	overLog := strings.Repeat(phaseLine(t, p0), 2) // over a limit of one phase line
+	release := make(chan struct{})
+	var mu sync.Mutex
+	calls := map[string]int{}
+	running, most := 0, 0
+	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
+		mu.Lock()
+		calls[name]++
+		first := calls[name] == 1
+		if !first && strings.HasPrefix(name, "over-") {
+			running++
+			most = max(most, running)
+		}
+		mu.Unlock()
+		if first || !strings.HasPrefix(name, "over-") {
+			return io.NopCloser(strings.NewReader(overLog)), nil
+		}
+		<-release
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return io.NopCloser(strings.NewReader(overLog)), nil
+	})
+	l.Limits.Phases = 1
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	for i := range 3 {
+		l.Get(runnerPod(fmt.Sprint("over-", i)), owner, false) // the refresh finds the log over the limits
+	}
+	for range 3 {
+		<-l.Events
+	}
+	for i := range 3 {
+		ended := runnerPod(fmt.Sprint("over-", i))
+		ended.ResourceVersion = "2"
+		l.Get(ended, owner, true)
+	}
+	l.Get(runnerPod("plain"), owner, true)
+	select {
+	case <-l.Final:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an ended pod's read waits behind the logs over the limits")
+	}
+	mu.Lock()
+	if most > 1 {
+		t.Errorf("%d logs over the limits read at once, want 1", most)
+	}
+	mu.Unlock()
+	close(release)
+	for i := range 3 {
+		select {
+		case <-l.Final:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of 3 final reads of logs over the limits ended", i)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 {
+		t.Errorf("%d logs over the limits read at once, want 1", most)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active != 0 || l.overLimits != 0 || len(l.queue) != 0 {
+		t.Errorf("after all reads: %d active, %d over the limits, %d queued", l.active, l.overLimits, len(l.queue))
+	}
+}
+
+// The final read of a Sequential comparison between its engines (Ahead) goes ahead of the other
+// ended pods' queued reads: its slot and node wait, reserved, until it decides the run.
+func TestLogReaderReadsAComparisonsFinalReadFirst(t *testing.T) {
+	release := make(chan struct{}) // the other busy readers
+	first := make(chan struct{})   // busy-0's: one reader free
+	var mu sync.Mutex
+	var order []string
+	l := NewLogReader(func(_ context.Context, _, name, _ string) (io.ReadCloser, error) {
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+		switch {
+		case name == "busy-0":
+			<-first
+		case strings.HasPrefix(name, "busy-"):
+			<-release
+		}
+		return io.NopCloser(strings.NewReader("")), nil
+	})
+	l.Ahead = func(owner types.NamespacedName) bool { return owner.Name == "cmp" }
+	owner := types.NamespacedName{Namespace: "ns", Name: "b"}
+	for i := range maxLogReads {
+		l.Get(runnerPod(fmt.Sprint("busy-", i)), owner, true)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(order)
+		mu.Unlock()
+		if n == maxLogReads {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the readers did not start")
+		}
+	}
+	l.Get(runnerPod("plain-0"), owner, true)
+	l.Get(runnerPod("plain-1"), owner, true)
+	l.Get(runnerPod("cmp-pebble"), types.NamespacedName{Namespace: "ns", Name: "cmp"}, true)
+	close(first) // one reader free: it takes the next queued read
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(order)
+		mu.Unlock()
+		if n > maxLogReads {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the freed reader took no queued read")
+		}
+	}
+	close(release)
+	for range maxLogReads + 3 {
+		select {
+		case <-l.Final:
+		case <-time.After(10 * time.Second):
+			t.Fatal("not every final read ended")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if next := order[maxLogReads]; next != "cmp-pebble" {
+		t.Errorf("after the busy readers, %s was read first (order %v), want the comparison's", next, order)
+	}
 }

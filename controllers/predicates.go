@@ -101,6 +101,20 @@ func addUrgent(q workqueue.TypedRateLimitingInterface[reconcile.Request], req re
 	q.Add(req)
 }
 
+// decided enqueues the benchmark whose ended runner's log was read ahead of the queue, and a
+// Sequential comparison between its engines ahead of the other urgent passes: its slot and node
+// wait, reserved, for the next engine this pass starts.
+func (r *KVBenchmarkReconciler) decided() handler.Funcs {
+	return handler.Funcs{GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}
+		if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok && r.holding(req.NamespacedName) {
+			pq.AddWithOpts(priorityqueue.AddOpts{Priority: urgentPriority + 1}, req)
+			return
+		}
+		addUrgent(q, req)
+	}}
+}
+
 // urgent enqueues the benchmark of a channel source's event ahead of the queue.
 func urgent() handler.Funcs {
 	return handler.Funcs{GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -108,17 +122,34 @@ func urgent() handler.Funcs {
 	}}
 }
 
-// ended starts the read of a runner's whole log as soon as its pod ends, before the pass that
-// decides the run (which waits for that read) gets a worker.
-func (r *KVBenchmarkReconciler) ended() handler.Funcs {
-	return handler.Funcs{UpdateFunc: func(ctx context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		old, pod := e.ObjectOld.(*corev1.Pod), e.ObjectNew.(*corev1.Pod)
-		now := r.Clock.Now()
-		if podEnded(old, now) || !podEnded(pod, now) {
-			return
-		}
-		for _, req := range r.benchmarkOfPod(ctx, pod) {
-			r.logReader.Get(pod, req.NamespacedName, true)
-		}
-	}}
+// podChanged reconciles a runner pod's benchmark when the pod changed (through its Job: the
+// mapping trusts owners alone). A pod that ends starts the read of its whole log here, and no pass
+// is queued while that read is pending: it would only find the read pending, and the read's end
+// reconciles the benchmark ahead of the queue. At a thousand benchmarks those passes kept the
+// workers busy while the deciding pass waited seconds in the queue (issue 18's gaps).
+func (r *KVBenchmarkReconciler) podChanged() handler.EventHandler {
+	mapped := handler.EnqueueRequestsFromMapFunc(r.benchmarkOfPod)
+	if r.logReader == nil {
+		return mapped
+	}
+	return handler.Funcs{
+		CreateFunc:  mapped.Create,
+		DeleteFunc:  mapped.Delete,
+		GenericFunc: mapped.Generic,
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			old, pod := e.ObjectOld.(*corev1.Pod), e.ObjectNew.(*corev1.Pod)
+			now := r.Clock.Now()
+			if podEnded(pod, now) {
+				if !podEnded(old, now) {
+					for _, req := range r.benchmarkOfPod(ctx, pod) {
+						r.logReader.Get(pod, req.NamespacedName, true)
+					}
+				}
+				if r.logReader.FinalPending(pod.UID) {
+					return
+				}
+			}
+			mapped.Update(ctx, e, q)
+		},
+	}
 }
