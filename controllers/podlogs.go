@@ -203,13 +203,16 @@ func (l *LogReader) startable(req logRead) bool {
 	return (req.ended || l.refreshing < maxRefreshes) && (!req.overLimits || l.overLimits < maxOverLimits)
 }
 
-// begin counts req as running (l.mu held).
-func (l *LogReader) begin(req logRead) {
+// begin counts req as running, end as done (l.mu held).
+func (l *LogReader) begin(req logRead) { l.count(req, 1) }
+func (l *LogReader) end(req logRead)   { l.count(req, -1) }
+
+func (l *LogReader) count(req logRead, d int) {
 	if !req.ended {
-		l.refreshing++
+		l.refreshing += d
 	}
 	if req.overLimits {
-		l.overLimits++
+		l.overLimits += d
 	}
 }
 
@@ -280,12 +283,7 @@ func (l *LogReader) readAll(req logRead) {
 			}
 			p.finalWanted = false // asked for, or this read was the final one
 		}
-		if !req.ended {
-			l.refreshing--
-		}
-		if req.overLimits {
-			l.overLimits--
-		}
+		l.end(req)
 		// Ended pods' reads are queued first; a refresh waits for a refresh's reader, a log over
 		// the limits for that reader.
 		next, more := l.take()

@@ -94,8 +94,13 @@ func runnerView(o client.Object) any {
 const urgentPriority = 10
 
 func addUrgent(q workqueue.TypedRateLimitingInterface[reconcile.Request], req reconcile.Request) {
+	addAt(q, req, urgentPriority)
+}
+
+// addAt adds req at priority (a plain queue, in tests, just adds it).
+func addAt(q workqueue.TypedRateLimitingInterface[reconcile.Request], req reconcile.Request, priority int) {
 	if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
-		pq.AddWithOpts(priorityqueue.AddOpts{Priority: urgentPriority}, req)
+		pq.AddWithOpts(priorityqueue.AddOpts{Priority: priority}, req)
 		return
 	}
 	q.Add(req)
@@ -107,11 +112,11 @@ func addUrgent(q workqueue.TypedRateLimitingInterface[reconcile.Request], req re
 func (r *KVBenchmarkReconciler) decided() handler.Funcs {
 	return handler.Funcs{GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}
-		if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok && r.holding(req.NamespacedName) {
-			pq.AddWithOpts(priorityqueue.AddOpts{Priority: urgentPriority + 1}, req)
-			return
+		priority := urgentPriority
+		if r.holding(req.NamespacedName) {
+			priority++
 		}
-		addUrgent(q, req)
+		addAt(q, req, priority)
 	}}
 }
 
