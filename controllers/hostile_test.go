@@ -12,6 +12,7 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/controllers/plan"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -57,6 +58,12 @@ var _ = Describe("a hostile runner", func() {
 		By("while it runs, its phase lines are read as summaries, at most the limit of them")
 		got := eventuallyRun(key(hostile), "rocksdb", func(r kvv1.RunStatus) bool { return r.Phase == kvv1.RunRunning && len(r.Results) > 0 })
 		Expect(len(got.Status.Runs[0].Results) + int(got.Status.Runs[0].Truncated)).To(BeNumerically("<=", kvv1.DefaultResultLimits.Phases))
+		// Status keeps what the plan makes (at least minStatusPhases); the rest are counted. Before,
+		// the 10,000 filled the status budget: a 1 MiB status carried by etcd, every watcher and
+		// each of the operator's passes.
+		keep := statusPhases(plan.Plan(hostile)[0].Config)
+		Expect(got.Status.Runs[0].Results).To(HaveLen(keep))
+		Expect(statusBytes(GinkgoT(), &got.Status)).To(BeNumerically("<", 64<<10))
 
 		By("the operator restarts while the hostile pod ends; the new one reads its whole log")
 		op.Stop()
@@ -78,8 +85,11 @@ var _ = Describe("a hostile runner", func() {
 		Eventually(func() []corev1.Event { return eventsFor(ns, "hostile") }).Should(
 			ContainElement(And(HaveField("Reason", EventRunFailed), HaveField("Message", ContainSubstring(kvv1.ReasonResultOverLimits)))))
 
-		By("what fit is archived, saying what was left out")
+		By("what fit is archived, saying what was left out; status keeps the plan's share and counts the rest")
 		got = eventuallyRun(key(hostile), "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		Expect(got.Status.Runs[0].Results).To(HaveLen(keep))
+		Expect(len(got.Status.Runs[0].Results) + int(got.Status.Runs[0].Truncated)).To(Equal(kvv1.DefaultResultLimits.Phases))
+		Expect(statusBytes(GinkgoT(), &got.Status)).To(BeNumerically("<", 64<<10))
 		fr := got.Status.Runs[0].FullResult
 		Expect(fr.Error).To(BeEmpty())
 		Expect(fr.Dropped).To(ContainElement(archive.DroppedOverLimits))

@@ -117,7 +117,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		}
 	}
 	summary, summaryErr := parseSummary(term)
-	mergeResults(&st, summary, logged)
+	mergeResults(&st, summary, logged, statusPhases(run.Config))
 	if summary != nil {
 		st.Provenance = runProvenance(summary, pod)
 	}
@@ -235,9 +235,10 @@ func startedWaiting(pod *corev1.Pod, job *batchv1.Job) time.Time {
 
 // mergeResults sets st's results from the termination message's summary and the phases the
 // runner logged, on top of what st already has (the previous status): every phase any of them
-// knows, by index, the most detailed copy of each. The summary is bounded (it drops detail,
-// then phases), the phase lines by the limits on runner output; fitStatus bounds the whole status.
-func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot) {
+// knows, by index, the most detailed copy of each, the first keep of them. The summary is bounded
+// (it drops detail, then phases), the phase lines by the limits on runner output; fitStatus bounds
+// the whole status.
+func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot, keep int) {
 	var fromSummary []kvv1.PhaseSummary
 	var sumLoad *kvv1.PhaseSummary
 	if summary != nil {
@@ -257,6 +258,7 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	}
 	st.Results = mergePhases(fromLog, st.Results, fromSummary)
 	st.Truncated = max(0, max(known, int32(len(fromLog)))-int32(len(st.Results)))
+	capPhases(st, keep)
 	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
 		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
 			st.Load = l.DeepCopy()
@@ -513,6 +515,26 @@ func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
 		done += len(r.Results) + int(r.Truncated)
 	}
 	return fmt.Sprintf("%d/%d", done, max(planned, done))
+}
+
+// minStatusPhases is the least number of phases a run's status keeps, whatever its plan says: a
+// db_bench passthrough without --benchmarks runs db_bench's default list (about 50), which the
+// plan counts as one.
+const minStatusPhases = 64
+
+// statusPhases is how many phases the status of a run of cfg keeps: those its plan makes, and at
+// least minStatusPhases. A runner reporting more (a broken or hostile image: issue 18's logs 10,000)
+// has the rest counted in truncated and kept in the archive only; in status they filled the
+// benchmark's whole budget (1 MiB), which etcd, every watcher and each of the operator's passes
+// then carried (1.5 MiB of the operator's cache per such benchmark).
+func statusPhases(cfg kvv1.RunnerConfig) int { return max(plannedPhases(cfg), minStatusPhases) }
+
+// capPhases keeps the first n of a run's phases, counting the others in its truncated.
+func capPhases(st *kvv1.RunStatus, n int) {
+	if len(st.Results) > n {
+		st.Truncated += int32(len(st.Results) - n)
+		st.Results = slices.Clip(st.Results[:n])
+	}
 }
 
 // plannedPhases is how many measured phases a runner config makes: each workload at each of its

@@ -115,9 +115,8 @@ func keepPhases(st *kvv1.KVBenchmarkStatus, budget int) {
 	}) - 1 // the largest k that fits
 	k = max(k, 0)
 	for i := range st.Runs {
-		n := min(k, len(all[i]))
-		st.Runs[i].Results = all[i][:n]
-		st.Runs[i].Truncated = truncated[i] + int32(len(all[i])-n)
+		st.Runs[i].Results, st.Runs[i].Truncated = all[i], truncated[i]
+		capPhases(&st.Runs[i], k)
 	}
 }
 

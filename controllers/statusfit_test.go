@@ -68,7 +68,7 @@ func finishedRuns(b *kvv1.KVBenchmark) []kvv1.RunStatus {
 	return runs
 }
 
-func statusBytes(t *testing.T, st *kvv1.KVBenchmarkStatus) int {
+func statusBytes(t interface{ Fatal(...any) }, st *kvv1.KVBenchmarkStatus) int {
 	raw, err := json.Marshal(st)
 	if err != nil {
 		t.Fatal(err)
