@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,14 +33,18 @@ func CacheOptions() cache.Options {
 }
 
 // trimmed drops from a cached runner Job or pod the fields the operator never reads: managed
-// fields; of a Job's pod template, each container's command, args, env, mounts and limits and the
-// volumes (kept: the node affinity, the pinned node, and the requests a node's fit reads); of a
-// pod's spec, all but nodeName (its Job's template says the rest). Kept: labels, owner references
-// and the whole status.
+// fields and the labels and selector the Job controller adds; of a Job's pod template, each
+// container's command, args, env, mounts and limits and the volumes (kept: the node affinity, the
+// pinned node, and the requests a node's fit reads); of a pod's spec, all but nodeName (its Job's
+// template says the rest), its addresses, and once it ended its conditions but DisruptionTarget
+// (the scheduler's only matter before it runs). Kept: the operator's labels, owner references and
+// the rest of the status. The pass that decides a run reads its pod whole from the API server.
 func trimmed(o any) (any, error) {
 	switch obj := o.(type) {
 	case *batchv1.Job:
 		obj.ManagedFields = nil
+		obj.Spec.Selector = nil
+		dropJobLabels(obj.Spec.Template.Labels)
 		ps := &obj.Spec.Template.Spec
 		ps.Volumes = nil
 		for _, cs := range [][]corev1.Container{ps.InitContainers, ps.Containers} {
@@ -51,8 +56,21 @@ func trimmed(o any) (any, error) {
 	case *corev1.Pod:
 		obj.ManagedFields = nil
 		obj.Spec = corev1.PodSpec{NodeName: obj.Spec.NodeName}
+		dropJobLabels(obj.Labels)
+		st := &obj.Status
+		st.PodIP, st.PodIPs, st.HostIP, st.HostIPs, st.QOSClass = "", nil, "", nil, ""
+		if st.Phase == corev1.PodSucceeded || st.Phase == corev1.PodFailed {
+			st.Conditions = slices.DeleteFunc(st.Conditions, func(c corev1.PodCondition) bool { return c.Type != corev1.DisruptionTarget })
+		}
 	}
 	return o, nil // anything else (a tombstone): nothing to trim
+}
+
+// dropJobLabels deletes the labels the Job controller puts on a Job's pods (and their template).
+func dropJobLabels(l map[string]string) {
+	for _, k := range []string{batchv1.ControllerUidLabel, batchv1.JobNameLabel, "controller-uid", "job-name"} {
+		delete(l, k)
+	}
 }
 
 var (
