@@ -56,7 +56,7 @@ off=$(render --api-versions monitoring.coreos.com/v1/ServiceMonitor --set monito
 echo "$off" | grep -qE '^(ServiceMonitor|ConfigMap) ' && bad "enabled=false still renders" || ok "enabled=false switches monitor and dashboard off"
 
 # GOMEMLIMIT: set by default, absent when operator.goMemLimit is empty.
-render | grep -A1 'name: GOMEMLIMIT' | grep -q 'value: "100MiB"' && ok "GOMEMLIMIT 100MiB by default" || bad "no GOMEMLIMIT by default"
+render | grep -A1 'name: GOMEMLIMIT' | grep -q 'value: "90MiB"' && ok "GOMEMLIMIT 90MiB by default" || bad "no GOMEMLIMIT by default"
 render --set operator.goMemLimit= | grep -q GOMEMLIMIT && bad "goMemLimit='' still sets GOMEMLIMIT" || ok "goMemLimit='' leaves GOMEMLIMIT unset"
 
 # The CRD: a template (helm upgrade updates it) kept on uninstall, the same schema as config/crd/bases.

@@ -75,7 +75,7 @@ func main() {
 	flag.StringVar(&o.kwok, "kwok", "", "kwok binary (hack/tools.sh kwok)")
 	flag.StringVar(&o.operator, "operator", "", "operator binary (make manager)")
 	flag.StringVar(&o.operatorArgs, "operator-args", "", "extra operator flags, space separated")
-	flag.StringVar(&o.operatorEnv, "operator-env", "GOMEMLIMIT=100MiB", "the operator's extra environment, space separated NAME=value (the default is the chart's)")
+	flag.StringVar(&o.operatorEnv, "operator-env", "GOMEMLIMIT=90MiB", "the operator's extra environment, space separated NAME=value (the default is the chart's)")
 	flag.StringVar(&o.ranges, "ranges", "", "range file the figures must stay within")
 	flag.StringVar(&o.out, "out", "", "write the figures as JSON here")
 	flag.StringVar(&o.workDir, "work-dir", "", "logs and data (default: a new directory under /tmp)")
