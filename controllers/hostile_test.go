@@ -12,7 +12,6 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/archive"
-	"github.com/kvbench/kvbench-operator/controllers/plan"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -61,7 +60,7 @@ var _ = Describe("a hostile runner", func() {
 		// Status keeps what the plan makes (at least minStatusPhases); the rest are counted. Before,
 		// the 10,000 filled the status budget: a 1 MiB status carried by etcd, every watcher and
 		// each of the operator's passes.
-		keep := statusPhases(plan.Plan(hostile)[0].Config)
+		keep := statusPhases(plannedConfig(hostile))
 		Expect(got.Status.Runs[0].Results).To(HaveLen(keep))
 		Expect(statusBytes(GinkgoT(), &got.Status)).To(BeNumerically("<", 64<<10))
 

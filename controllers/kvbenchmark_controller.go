@@ -733,7 +733,6 @@ func (r *KVBenchmarkReconciler) archiveRun(ctx context.Context, p *pass, i int, 
 			known := max(int32(len(full)), int32(len(st.Results))+st.Truncated)
 			st.Results = mergePhases(full, st.Results)
 			st.Truncated = max(0, known-int32(len(st.Results)))
-			capPhases(st, statusPhases(run.Config))
 		}
 	case sinceEnd < archiveGiveUp:
 		logf.FromContext(ctx).Info("cannot archive the full result yet", "run", run.Name, "error", err.Error())

@@ -117,7 +117,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		}
 	}
 	summary, summaryErr := parseSummary(term)
-	mergeResults(&st, summary, logged, statusPhases(run.Config))
+	mergeResults(&st, summary, logged)
 	if summary != nil {
 		st.Provenance = runProvenance(summary, pod)
 	}
@@ -235,10 +235,10 @@ func startedWaiting(pod *corev1.Pod, job *batchv1.Job) time.Time {
 
 // mergeResults sets st's results from the termination message's summary and the phases the
 // runner logged, on top of what st already has (the previous status): every phase any of them
-// knows, by index, the most detailed copy of each, the first keep of them. The summary is bounded
-// (it drops detail, then phases), the phase lines by the limits on runner output; fitStatus bounds
-// the whole status.
-func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot, keep int) {
+// knows, by index, the most detailed copy of each. The summary is bounded (it drops detail,
+// then phases), the phase lines by the limits on runner output; aggregate keeps what the plan
+// makes, and fitStatus bounds the whole status.
+func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot) {
 	var fromSummary []kvv1.PhaseSummary
 	var sumLoad *kvv1.PhaseSummary
 	if summary != nil {
@@ -258,7 +258,6 @@ func mergeResults(st *kvv1.RunStatus, summary *kvv1.Summary, logged *logSnapshot
 	}
 	st.Results = mergePhases(fromLog, st.Results, fromSummary)
 	st.Truncated = max(0, max(known, int32(len(fromLog)))-int32(len(st.Results)))
-	capPhases(st, keep)
 	for _, l := range []*kvv1.PhaseSummary{logLoad, st.Load, sumLoad} {
 		if l != nil && (st.Load == nil || detail(l) > detail(st.Load)) {
 			st.Load = l.DeepCopy()
@@ -389,10 +388,15 @@ func datasetColumn(d kvv1.DatasetSpec) string {
 	return ""
 }
 
-// aggregate computes the benchmark status from its runs. A failed run makes the benchmark Failed
-// once every run has finished; it is never Succeeded with a failed run.
+// aggregate computes the benchmark status from its runs, each keeping at most the phases its plan
+// makes (statusPhases). A failed run makes the benchmark Failed once every run has finished; it is
+// never Succeeded with a failed run.
 func aggregate(b *kvv1.KVBenchmark, runs []kvv1.RunStatus, now time.Time) kvv1.KVBenchmarkStatus {
 	prev := b.Status
+	keep := statusPhases(plannedConfig(b))
+	for i := range runs {
+		capPhases(&runs[i], keep)
+	}
 	stats.FillPoints(runs) // status.runs[].points: median, CI and CoV over the repeats
 	st := kvv1.KVBenchmarkStatus{
 		ObservedGeneration: b.Generation,
@@ -509,12 +513,16 @@ func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
 	if n == 0 {
 		n = len(b.Spec.Engines)
 	}
-	cfg := kvv1.RunnerConfig{Workloads: b.Spec.Workloads, Threads: b.Spec.Threads, Repeat: b.Spec.Repeat}
-	planned, done := n*plannedPhases(cfg), 0
+	planned, done := n*plannedPhases(plannedConfig(b)), 0
 	for _, r := range runs {
 		done += len(r.Results) + int(r.Truncated)
 	}
 	return fmt.Sprintf("%d/%d", done, max(planned, done))
+}
+
+// plannedConfig is what decides the phases of every run of b.
+func plannedConfig(b *kvv1.KVBenchmark) kvv1.RunnerConfig {
+	return kvv1.RunnerConfig{Workloads: b.Spec.Workloads, Threads: b.Spec.Threads, Repeat: b.Spec.Repeat}
 }
 
 // minStatusPhases is the least number of phases a run's status keeps, whatever its plan says: a
@@ -522,8 +530,8 @@ func phaseProgress(b *kvv1.KVBenchmark, runs []kvv1.RunStatus) string {
 // plan counts as one.
 const minStatusPhases = 64
 
-// statusPhases is how many phases the status of a run of cfg keeps: those its plan makes, and at
-// least minStatusPhases. A runner reporting more (a broken or hostile image: issue 18's logs 10,000)
+// statusPhases is how many phases the status of a run of cfg keeps (aggregate): those its plan
+// makes, and at least minStatusPhases. A runner reporting more (a broken or hostile image: issue 18's logs 10,000)
 // has the rest counted in truncated and kept in the archive only; in status they filled the
 // benchmark's whole budget (1 MiB), which etcd, every watcher and each of the operator's passes
 // then carried (1.5 MiB of the operator's cache per such benchmark).

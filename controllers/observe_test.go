@@ -278,13 +278,13 @@ func TestMergeResultsCountsTruncated(t *testing.T) {
 		many = append(many, ph(int32(i), 1, true))
 	}
 	var st kvv1.RunStatus
-	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]}, len(many))
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
 	if len(st.Results) != 1000 || st.Truncated != 50 {
 		t.Errorf("%d phases kept, %d truncated", len(st.Results), st.Truncated)
 	}
 	// A later pass with the status a fitting kept (100 phases, 950 counted) and the same sources.
 	st.Results, st.Truncated = st.Results[:100], 950
-	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]}, len(many))
+	mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many[:1000]})
 	if len(st.Results) != 1000 || st.Truncated != 50 {
 		t.Errorf("again: %d phases kept, %d truncated", len(st.Results), st.Truncated)
 	}
@@ -292,9 +292,9 @@ func TestMergeResultsCountsTruncated(t *testing.T) {
 
 // Issue 18: a runner reporting far more phases than its plan makes (10,000 tiny phase lines) kept
 // them all in status, filling the benchmark's budget. Status keeps the plan's share, counting the rest.
-func TestMergeResultsKeepsWhatThePlanMakes(t *testing.T) {
+func TestAggregateKeepsWhatThePlanMakes(t *testing.T) {
 	b := w.MakeKVBenchmark("b", "ns").EngineNames(kvv1.EngineRocksDB).Obj()
-	keep := statusPhases(plan.Plan(b)[0].Config)
+	keep := statusPhases(plannedConfig(b))
 	if keep != minStatusPhases {
 		t.Fatalf("a one-workload plan keeps %d phases, want the floor %d", keep, minStatusPhases)
 	}
@@ -302,17 +302,22 @@ func TestMergeResultsKeepsWhatThePlanMakes(t *testing.T) {
 	for i := range 10000 {
 		many = append(many, ph(int32(i), 1, true))
 	}
-	var st kvv1.RunStatus
+	runs := []kvv1.RunStatus{{Name: "rocksdb", Engine: kvv1.EngineRocksDB, Phase: kvv1.RunRunning}}
 	for pass := range 2 { // a later pass, from the status the first wrote and the same sources
-		mergeResults(&st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many}, keep)
-		if len(st.Results) != keep || st.Truncated != int32(len(many)-keep) || st.Results[keep-1].Index != int32(keep-1) {
-			t.Errorf("pass %d: %d phases kept (last %d), %d truncated; want the first %d and %d", pass, len(st.Results), st.Results[len(st.Results)-1].Index, st.Truncated, keep, len(many)-keep)
+		st := &runs[0]
+		mergeResults(st, &kvv1.Summary{Phases: many[:10], Truncated: int32(len(many) - 10)}, &logSnapshot{Phases: many})
+		got := aggregate(b, runs, t0)
+		r := got.Runs[0]
+		if len(r.Results) != keep || r.Truncated != int32(len(many)-keep) || r.Results[keep-1].Index != int32(keep-1) || got.PhaseProgress != "10000/10000" {
+			t.Errorf("pass %d: %d phases kept (last %d), %d truncated, progress %s; want the first %d, %d and 10000/10000",
+				pass, len(r.Results), r.Results[len(r.Results)-1].Index, r.Truncated, got.PhaseProgress, keep, len(many)-keep)
 		}
+		runs = got.Runs
 	}
 	// A plan larger than the floor keeps all of its phases: 8 thread counts x 10 repeats.
 	big := w.MakeKVBenchmark("big", "ns").EngineNames(kvv1.EngineRocksDB).Threads(1, 2, 4, 8, 16, 32, 64, 128).
 		EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Repeat = 10 }).Obj()
-	if got, want := statusPhases(plan.Plan(big)[0].Config), 8*10*len(big.Spec.Workloads); got != want {
+	if got, want := statusPhases(plannedConfig(big)), 8*10*len(big.Spec.Workloads); got != want {
 		t.Errorf("a plan of %d phases keeps %d in status", want, got)
 	}
 }

@@ -110,21 +110,21 @@ func TestFitStatusOfIssue18Spec(t *testing.T) {
 	}
 }
 
-// Whatever a runner reports, status fits: more phases than any plan (a hostile runner's 10,000
-// per run over 12 runs) keep the first ones of each run alike and count the others, and texts
-// are cut.
+// Whatever it is given, fitStatus fits: more phases than fit (10,000 per run over 12 runs, which
+// aggregate would have cut to each run's plan) keep the first ones of each run alike and count the
+// others, and texts are cut.
 func TestFitStatusKeepsTheFirstPhasesOfEveryRun(t *testing.T) {
 	b := planOf(3, 1, 1, 1, 4)
-	runs := finishedRuns(b)
-	for i := range runs {
-		runs[i].EngineVersion = string(make([]byte, 4000))
+	st := aggregate(b, finishedRuns(b), t0)
+	for i := range st.Runs {
+		r := &st.Runs[i]
+		r.EngineVersion = string(make([]byte, 4000))
 		for j := 1; j < 10000; j++ {
-			p := runs[i].Results[0]
+			p := r.Results[0]
 			p.Index = int32(j)
-			runs[i].Results = append(runs[i].Results, p)
+			r.Results = append(r.Results, p)
 		}
 	}
-	st := aggregate(b, runs, t0)
 	fitStatus(&st, 1, metav1.Time{Time: t0})
 	if n := statusBytes(t, &st); n > kvv1.StatusBudgetBytes {
 		t.Fatalf("fitted status is %d bytes", n)
