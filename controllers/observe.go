@@ -531,10 +531,10 @@ func plannedConfig(b *kvv1.KVBenchmark) kvv1.RunnerConfig {
 const minStatusPhases = 64
 
 // statusPhases is how many phases the status of a run of cfg keeps (aggregate): those its plan
-// makes, and at least minStatusPhases. A runner reporting more (a broken or hostile image: issue 18's logs 10,000)
-// has the rest counted in truncated and kept in the archive only; in status they filled the
-// benchmark's whole budget (1 MiB), which etcd, every watcher and each of the operator's passes
-// then carried (1.5 MiB of the operator's cache per such benchmark).
+// makes, and at least minStatusPhases. A runner reporting more (a broken or hostile image; issue
+// 18's logs 10,000) has the rest counted in truncated and kept in the archive only: in status they
+// filled the benchmark's whole budget (1 MiB), which etcd, every watcher and each of the
+// operator's passes then carried (1.5 MiB of the operator's cache per such benchmark).
 func statusPhases(cfg kvv1.RunnerConfig) int { return max(plannedPhases(cfg), minStatusPhases) }
 
 // capPhases keeps the first n of a run's phases, counting the others in its truncated.
