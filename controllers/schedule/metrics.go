@@ -142,8 +142,20 @@ func seriesLabelValues(s *api.KVBenchmarkSchedule, run string, engine api.Engine
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
+// firstOf says whether label values l are new to seen (and remembers them): two series with the
+// same labels, which a history or status edited by hand can hold, would make the scrape fail.
+func firstOf(seen map[string]bool, l []string) bool {
+	k := strings.Join(l, "\x00")
+	if seen[k] {
+		return false
+	}
+	seen[k] = true
+	return true
+}
+
 func seriesSamples(s *api.KVBenchmarkSchedule, h *history.History) []sample {
 	var out []sample
+	seen := map[string]bool{}
 	for i := range h.Series {
 		se := &h.Series[i]
 		if len(se.Points) == 0 {
@@ -151,7 +163,7 @@ func seriesSamples(s *api.KVBenchmarkSchedule, h *history.History) []sample {
 		}
 		l, ok := seriesLabelValues(s, se.Run, se.Engine, se.Node, se.Workload, se.Threads, se.Metric)
 		p := se.Points[len(se.Points)-1]
-		if !ok || !finite(p.Median) {
+		if !ok || !finite(p.Median) || !firstOf(seen, l) {
 			continue
 		}
 		out = append(out, sample{descMedian, prometheus.GaugeValue, p.Median, l})
@@ -191,11 +203,9 @@ func stateSamples(s *api.KVBenchmarkSchedule) []sample {
 			continue
 		}
 		cl = append(cl, string(c.Direction), c.Child)
-		k := c.Series + "\x00" + c.Child
-		if seen[k] {
-			continue // a duplicate in status (edited by hand) would make the scrape fail
+		if !firstOf(seen, cl) {
+			continue
 		}
-		seen[k] = true
 		out = append(out, sample{descChangePoint, prometheus.GaugeValue, c.ChangePercent, cl})
 	}
 	return out
