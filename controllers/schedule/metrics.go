@@ -3,6 +3,7 @@ package schedule
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,10 +203,10 @@ func stateSamples(s *api.KVBenchmarkSchedule) []sample {
 		if !ok || (c.Direction != api.Regressed && c.Direction != api.Improved) {
 			continue
 		}
-		cl = append(cl, string(c.Direction), c.Child)
-		if !firstOf(seen, cl) {
-			continue
+		if !firstOf(seen, append(slices.Clip(cl), c.Child)) {
+			continue // one series per change point (series and child), whatever direction a twin says
 		}
+		cl = append(cl, string(c.Direction), c.Child)
 		out = append(out, sample{descChangePoint, prometheus.GaugeValue, c.ChangePercent, cl})
 	}
 	return out

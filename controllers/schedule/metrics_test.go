@@ -41,6 +41,7 @@ func TestMetricsRejectHostileLabels(t *testing.T) {
 	h.Series = append(h.Series, twin)
 	s.Status.ChangePoints = []api.ScheduleChangePoint{
 		{Series: "e", Run: "rocksdb", Engine: api.EngineRocksDB, Workload: "readrandom", Threads: 4, Metric: api.MetricOpsPerSec, Child: "s-2", Direction: api.Regressed, ChangePercent: -40},
+		{Series: "a", Run: "rocksdb", Engine: api.EngineRocksDB, Workload: "readrandom", Threads: 4, Metric: api.MetricOpsPerSec, Child: "s-2", Direction: api.Improved, ChangePercent: 30},
 		{Series: "a", Run: "rocksdb", Engine: api.EngineRocksDB, Workload: "readrandom", Threads: 4, Metric: api.MetricOpsPerSec, Child: "s-2", Direction: api.Regressed, ChangePercent: -50},
 		{Series: "a", Run: "rocksdb", Engine: api.EngineRocksDB, Workload: "readrandom", Threads: 4, Metric: api.MetricOpsPerSec, Child: "s-2", Direction: api.Regressed, ChangePercent: -50},
 		{Series: "b", Run: "rocksdb", Engine: api.EngineRocksDB, Workload: "readrandom", Threads: 4, Metric: api.MetricOpsPerSec, Child: "S 2", Direction: api.Regressed, ChangePercent: -50},
