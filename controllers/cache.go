@@ -66,9 +66,11 @@ func trimmed(o any) (any, error) {
 	return o, nil // anything else (a tombstone): nothing to trim
 }
 
-// dropJobLabels deletes the labels the Job controller puts on a Job's pods (and their template).
+// jobLabels are the labels the Job controller puts on a Job's pods (and their template).
+var jobLabels = []string{batchv1.ControllerUidLabel, batchv1.JobNameLabel, "controller-uid", "job-name"}
+
 func dropJobLabels(l map[string]string) {
-	for _, k := range []string{batchv1.ControllerUidLabel, batchv1.JobNameLabel, "controller-uid", "job-name"} {
+	for _, k := range jobLabels {
 		delete(l, k)
 	}
 }
