@@ -506,7 +506,7 @@ func (r *KVBenchmarkReconciler) releaseRefused(ctx context.Context, p *pass) err
 // observeRun is observeRun with what the runner logged so far (read in the background).
 func (r *KVBenchmarkReconciler) observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, p *pass) (kvv1.RunStatus, observation) {
 	var logged *logSnapshot
-	lim := limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout()}
+	lim := limits{unschedulable: r.Config.UnschedulableTimeout, startFailure: r.startFailureTimeout(), logGiveUp: archiveGiveUp}
 	pod := newestPod(pods)
 	if r.logReader != nil && pod != nil && (prev == nil || !terminal(prev)) {
 		ended := podEnded(pod, p.now)

@@ -151,8 +151,8 @@ var _ = Describe("KVBenchmark controller", func() {
 		Expect(run.StartTime.Time).To(BeTemporally("==", t0.Add(time.Second)))
 		Expect(meta.IsStatusConditionTrue(got.Status.Conditions, kvv1.ConditionRunning)).To(BeTrue())
 
-		// Both finish with results in their termination messages; rocksdb's log has its full result,
-		// pebble's none.
+		// Both finish with results in their termination messages and their logs (pebble's is the one
+		// a runner writes for its summary: summaryLog).
 		rocksPhases := []kvv1.PhaseSummary{phase("readrandom", 1, 130339, 12.5), phase("readrandom", 4, 401000, 20)}
 		rocksFull := fullResultOf(kvv1.EngineRocksDB, 3, rocksPhases...)
 		op.logs.set(rp, runnerLog(rocksFull))
@@ -161,7 +161,6 @@ var _ = Describe("KVBenchmark controller", func() {
 		setJobStatus(rocks, true, "", "", t0, t0.Add(time.Hour))
 		startJob(pebble, t0)
 		pp := makePod(pebble, "node-b")
-		op.logs.set(pp, "readrandom   :       9.091 micros/op 110000 ops/sec;\n")
 		setPodStatus(pp, terminatedStatus(corev1.PodSucceeded, t0.Add(time.Second), t0.Add(2*time.Hour), 0, "Completed",
 			summary(kvv1.EnginePebble, "", phase("readrandom", 1, 110000, 15), phase("readrandom", 4, 350000, 25.5))))
 		setJobStatus(pebble, true, "", "", t0, t0.Add(2*time.Hour))
@@ -202,8 +201,7 @@ var _ = Describe("KVBenchmark controller", func() {
 		archived, err := archive.FromConfigMap(&cm, got, got.Status.Runs[0].FullResult.SHA256)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(apiequality.Semantic.DeepEqual(archived, rocksFull)).To(BeTrue(), "the archive holds the runner's full result")
-		Expect(got.Status.Runs[1].FullResult.ConfigMap).To(BeEmpty())
-		Expect(got.Status.Runs[1].FullResult.Error).To(ContainSubstring("has no result line"))
+		Expect(got.Status.Runs[1].FullResult.ConfigMap).To(Equal("happy-pebble-result"))
 
 		// Metrics equal status.
 		Eventually(func(g Gomega) { expectMetricsMatchStatus(op.registry, getBench(k)) }, timeout, interval).Should(Succeed())
@@ -220,7 +218,6 @@ var _ = Describe("KVBenchmark controller", func() {
 			g.Expect(reasons).To(HaveKey(EventRunStarted))
 			g.Expect(reasons).To(HaveKey(EventRunSucceeded))
 			g.Expect(reasons).To(HaveKey(EventPhase))
-			g.Expect(reasons).To(HaveKey(EventNotArchived))
 		}, timeout, interval).Should(Succeed())
 
 		// Jobs stay until the TTL (600s after each run finished) ...
@@ -245,7 +242,7 @@ var _ = Describe("KVBenchmark controller", func() {
 		Expect(onlyBenchmark(series(op.registry, "kvbench_run_jobs_created_total"), got)).To(BeEmpty())
 	})
 
-	It("archives the full result before cleanup deletes the pod, retrying a log it cannot read yet", func() {
+	It("decides and archives a run on its whole log, retrying a log it cannot read yet, before cleanup deletes the pod", func() {
 		op = startOperator(operatorOpts{})
 		ns := newNamespace()
 		b := w.MakeKVBenchmark("archive", ns).EngineNames(kvv1.EngineRocksDB, kvv1.EngineLevelDB).EnginePlacement(kvv1.EnginesParallel).
@@ -260,22 +257,27 @@ var _ = Describe("KVBenchmark controller", func() {
 			if name == "archive-leveldb" {
 				engine = kvv1.EngineLevelDB
 			}
+			op.logs.set(pod, unreadableLog)
 			setPodStatus(pod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed",
 				summary(engine, "", phase("readrandom", 1, 100000, 10))))
 			setJobStatus(job, true, "", "", t0, t0.Add(time.Minute))
 		}
 		op.clock.SetTime(t0.Add(time.Minute + time.Second)) // past the TTL of both runs
 		poke(k)
-		got := eventuallyPhase(k, kvv1.PhaseSucceeded)
-		By("with a TTL of 0 the Jobs stay while their logs cannot be read")
+		By("while their logs cannot be read, the runs are not decided (issue 29) and the Jobs stay")
 		Consistently(func() []batchv1.Job { return jobsIn(ns) }, 2*time.Second, interval).Should(HaveLen(2))
-		Expect(getBench(k).Status.Runs[0].FullResult).To(BeNil())
+		got := getBench(k)
+		Expect(got.Status.Phase).To(Equal(kvv1.PhaseRunning), "%+v", got.Status.Runs)
+		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunRunning))
+		Expect(got.Status.Runs[0].FullResult).To(BeNil())
 
-		By("the rocksdb log becomes readable: archived, then its Job is deleted")
+		By("the rocksdb log becomes readable: decided Succeeded, archived, then its Job is deleted")
 		full := fullResult(kvv1.EngineRocksDB, 2)
 		op.logs.set(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "archive-rocksdb-x1"}}, runnerLog(full))
+		op.clock.SetTime(t0.Add(time.Minute + archiveRetry + time.Second))
 		poke(k)
 		got = eventuallyRun(k, "rocksdb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
+		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunSucceeded))
 		Expect(got.Status.Runs[0].FullResult.ConfigMap).To(Equal("archive-rocksdb-result"))
 		Eventually(func() []string {
 			var names []string
@@ -285,14 +287,17 @@ var _ = Describe("KVBenchmark controller", func() {
 			return names
 		}, timeout, interval).Should(Equal([]string{"archive-leveldb"}))
 
-		By("the leveldb log never does: given up 5 minutes after the run ended, then its Job is deleted")
+		By("the leveldb log never does: given up 5 minutes after the run ended, Failed ResultIncomplete with its phases, then its Job is deleted")
 		op.clock.SetTime(t0.Add(time.Minute + archiveGiveUp + time.Second))
 		poke(k)
 		got = eventuallyRun(k, "leveldb", func(r kvv1.RunStatus) bool { return r.FullResult != nil })
 		Expect(got.Status.Runs[1].FullResult.Error).To(ContainSubstring("log not available"))
 		Eventually(func() []batchv1.Job { return jobsIn(ns) }, timeout, interval).Should(BeEmpty())
-		Expect(got.Status.Phase).To(Equal(kvv1.PhaseSucceeded), "a missing archive does not change the outcome")
+		got = eventuallyPhase(k, kvv1.PhaseFailed)
+		Expect(got.Status.Runs[1].Reason).To(Equal(kvv1.ReasonResultIncomplete))
+		Expect(got.Status.Runs[1].Message).To(ContainSubstring("its log could not be read"))
 		Expect(got.Status.Runs[1].Results).To(HaveLen(1))
+		Expect(got.Status.Runs[0].Phase).To(Equal(kvv1.RunSucceeded))
 	})
 
 	Describe("a failed run carries its reason and the benchmark ends Failed, never Succeeded", func() {
@@ -651,8 +656,20 @@ func fullResultOf(engine kvv1.EngineName, n int, phases ...kvv1.PhaseSummary) *k
 }
 
 // runnerLog is a runner's log ending with its result line.
+// runnerLog is the log a runner writes for res: a phase line for its load and for each phase as
+// it finishes, then the result line.
 func runnerLog(res *kvv1.Result) string {
-	raw, err := json.Marshal(res)
-	Expect(err).NotTo(HaveOccurred())
-	return "Engine:     rocksdb 7.8.3\nreadrandom   :      10.000 micros/op 100000 ops/sec;\n" + kvv1.ResultLogPrefix + string(raw) + "\n"
+	line := func(prefix string, v any) string {
+		raw, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred())
+		return prefix + string(raw) + "\n"
+	}
+	out := "Engine:     rocksdb 7.8.3\n"
+	if res.Load != nil {
+		out += line(kvv1.ResultPhaseLogPrefix, res.Load)
+	}
+	for i := range res.Phases {
+		out += "readrandom   :      10.000 micros/op 100000 ops/sec;\n" + line(kvv1.ResultPhaseLogPrefix, &res.Phases[i])
+	}
+	return out + line(kvv1.ResultLogPrefix, res)
 }

@@ -45,6 +45,9 @@ type limits struct {
 	// finalLogPending: the pod has ended and the read of its whole log (logged, once Final) is
 	// still to come; a run is not made terminal before it, as what the log holds can fail it.
 	finalLogPending bool
+	// logGiveUp bounds how long after the runner ended a log that cannot be read is tried again
+	// before the run is decided without it (ResultIncomplete).
+	logGiveUp time.Duration
 }
 
 // podGoneGrace is how long past its deletion deadline a terminating pod is still waited for (a
@@ -117,6 +120,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		}
 	}
 	summary, summaryErr := parseSummary(term)
+	refused := refuseImplausible(summary)
 	mergeResults(&st, summary, logged)
 	if summary != nil {
 		st.Provenance = runProvenance(summary, pod)
@@ -127,6 +131,17 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 	podFailed := pod != nil && pod.Status.Phase == corev1.PodFailed
 	podSucceeded := pod != nil && pod.Status.Phase == corev1.PodSucceeded
 	ended := podEnded(pod, now)
+	// Over the limits once is over the limits for good: a read found it (logged.Over stays in the
+	// reader), an earlier pass recorded it (an operator restarted since), or the summary holds it.
+	over := ""
+	switch {
+	case logged != nil && logged.Over != nil:
+		over = logged.Over.Error()
+	case prev != nil && prev.Reason == kvv1.ReasonResultOverLimits:
+		over = prev.Message
+	case refused != "":
+		over = refused
+	}
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
 		switch {
@@ -151,13 +166,22 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 			st.Phase = kvv1.RunRunning
 		}
 		return st, observation{requeueAfter: podGoneGrace}
-	case lim.finalLogPending && (complete || podSucceeded || failed || podFailed):
+	case lim.finalLogPending && (complete || podSucceeded || failed || podFailed),
+		logUnreadable(logged) && now.Sub(endedAt(term, job, now)) < lim.logGiveUp &&
+			(complete || podSucceeded && !failed) && summary != nil && summary.Error == "" && over == "":
+		// Decided on the whole log only: a run decided before its final read, or on a read that
+		// failed while only the log could still fail it, was Succeeded or Failed by when the read
+		// came (issue 29).
 		if running != nil || term != nil || prev != nil && prev.Phase == kvv1.RunRunning {
 			st.Phase = kvv1.RunRunning
 		}
+		st.Reason, st.Message = overReason(over)
+		if !lim.finalLogPending { // a failed read is tried again on the next pass: back off
+			return st, observation{requeueAfter: archiveRetryAfter(now.Sub(endedAt(term, job, now)))}
+		}
 		return st, observation{requeueAfter: time.Second} // the read's end reconciles at once; this is the safety net
-	case (complete || podSucceeded && !failed) && logged != nil && logged.Over != nil:
-		return finish(kvv1.RunFailed, kvv1.ReasonResultOverLimits, logged.Over.Error())
+	case (complete || podSucceeded && !failed) && over != "":
+		return finish(kvv1.RunFailed, kvv1.ReasonResultOverLimits, over)
 	case complete || (podSucceeded && !failed):
 		// The runner exited 0: with one completion and no retries the Job can only complete too,
 		// so the run is decided now, not when the Job controller gets to mark it (the next engine
@@ -167,6 +191,10 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		}
 		if summary.Error != "" {
 			return finish(kvv1.RunFailed, kvv1.ReasonRunnerError, summary.Error)
+		}
+		if missed := logged.missed(); missed != "" {
+			return finish(kvv1.RunFailed, kvv1.ReasonResultIncomplete, fmt.Sprintf("the runner exited 0, but %s; %d phase(s) known from its summary "+
+				"and earlier reads are kept (docs/operator.md#run-failure-reasons)", missed, len(st.Results)))
 		}
 		return finish(kvv1.RunSucceeded, "", "")
 	case failed || podFailed:
@@ -205,8 +233,76 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 	if running != nil || term != nil || (pod != nil && pod.Status.Phase == corev1.PodRunning) {
 		// Running, or ended before the Job controller marked the Job (its verdict is on its way).
 		st.Phase = kvv1.RunRunning
+		st.Reason, st.Message = overReason(over) // recorded now, so that a restarted operator knows
 	}
 	return st, observation{}
+}
+
+// overReason is a running run's reason and message while its output is over the limits.
+func overReason(over string) (string, string) {
+	if over == "" {
+		return "", ""
+	}
+	return kvv1.ReasonResultOverLimits, truncate(over)
+}
+
+// logUnreadable: the final read of the pod's log failed (it is tried again).
+func logUnreadable(s *logSnapshot) bool { return s != nil && s.Final && s.Err != nil }
+
+// missed says what the final read of a runner's log missed of the whole log ("" when it read it
+// whole, or when no log reader runs: the unit tests' pure observation).
+func (s *logSnapshot) missed() string {
+	switch {
+	case s == nil || !s.Final:
+		return ""
+	case s.Err != nil:
+		return "its log could not be read: " + s.Err.Error()
+	case s.Bad != nil:
+		return "its result line cannot be used: " + s.Bad.Error()
+	case s.Incomplete != nil:
+		return "the log the kubelet served is not the whole log it wrote: " + s.Incomplete.Error() +
+			"; the kubelet rotates a container log at containerLogMaxSize (10Mi by default) and serves only the current file"
+	}
+	return ""
+}
+
+// endedAt is when the runner ended (its container's finish, else the Job's completion, else now).
+func endedAt(term *corev1.ContainerStateTerminated, job *batchv1.Job, now time.Time) time.Time {
+	switch {
+	case term != nil && !term.FinishedAt.IsZero():
+		return term.FinishedAt.Time
+	case job.Status.CompletionTime != nil:
+		return job.Status.CompletionTime.Time
+	}
+	return now
+}
+
+// refuseImplausible removes from s the phases whose numbers no engine reaches, and says which
+// ("" when none): they are refused as output over the limits is.
+func refuseImplausible(s *kvv1.Summary) string {
+	if s == nil {
+		return ""
+	}
+	var first string
+	n := 0
+	note := func(why string) bool {
+		if why != "" {
+			n++
+			if first == "" {
+				first = why
+			}
+		}
+		return why != ""
+	}
+	if s.Load != nil && note(s.Load.Implausible()) {
+		s.Load = nil
+	}
+	s.Phases = slices.DeleteFunc(s.Phases, func(p kvv1.PhaseSummary) bool { return note(p.Implausible()) })
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the runner's summary is over the operator's limits (docs/operator.md#limits-on-runner-output): "+
+		"%d phase(s) with numbers no engine reaches (the first: %s)", n, first)
 }
 
 // podEnded: the runner can write nothing more. Nil (no pod, or gone) has ended; Reconcile

@@ -31,7 +31,12 @@ type logSnapshot struct {
 	// cannot be used (a result line that is not a result), which no retry changes.
 	Err, Bad error
 	// Over says what the limits on runner output left out of what was kept (a *archive.LimitError).
+	// It stays once a read found it: a later read that sees less of the log (rotated by the
+	// kubelet, which then serves only the current file) cannot take it back.
 	Over error
+	// Incomplete, of a final read that found the log, says what the log lacks of the whole log a
+	// runner that exited 0 writes (archive.Log.Incomplete): the run cannot be decided from it.
+	Incomplete error
 	// Final: read after the pod ended, so nothing more will come.
 	Final bool
 	// PodVersion is the pod's resourceVersion when the read started.
@@ -268,11 +273,14 @@ func (l *LogReader) readAll(req logRead) {
 			// A failed read keeps the phases an earlier read found.
 			if (snap.Err != nil || snap.Bad != nil) && p.snap != nil {
 				keep := *p.snap
-				keep.Err, keep.Bad, keep.Final, keep.PodVersion = snap.Err, snap.Bad, snap.Final, snap.PodVersion
+				keep.Err, keep.Bad, keep.Final, keep.PodVersion, keep.Incomplete = snap.Err, snap.Bad, snap.Final, snap.PodVersion, snap.Incomplete
 				if snap.Over != nil {
 					keep.Over = snap.Over
 				}
 				snap = &keep
+			}
+			if snap.Over == nil && p.snap != nil && p.snap.Over != nil {
+				snap.Over = p.snap.Over
 			}
 			p.snap, p.reading, p.doneAt = snap, false, l.Clock.Now()
 			if p.finalWanted && !req.ended {
@@ -360,6 +368,7 @@ func (l *LogReader) readOnce(req logRead) *logSnapshot {
 		}
 	}
 	if ended {
+		snap.Incomplete = lg.Incomplete()
 		res := lg.Result
 		if res == nil && (lg.Load != nil || len(lg.Phases) > 0) {
 			res = &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Load: lg.Load, Phases: lg.Phases,

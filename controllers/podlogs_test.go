@@ -50,7 +50,7 @@ func readSnapshot(t *testing.T, log string, ended bool) *logSnapshot {
 }
 
 func TestLogSnapshot(t *testing.T) {
-	load := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "load", Threads: 1, Ops: 10}}
+	load := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "load", Threads: 1, Ops: 10, Seconds: 1}}
 	p0 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "readrandom", Threads: 1, OpsPerSec: 5},
 		Intervals: []kvv1.IntervalSample{{OffsetSeconds: 1, OpsPerSec: 5}}}
 	p1 := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: "readrandom", Threads: 2, OpsPerSec: 9}}

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -34,13 +33,11 @@ var _ = Describe("status budget", func() {
 			job := eventuallyJob(ns, r.JobName)
 			startJob(job, t0)
 			pod := makePod(job, "node-a")
-			var log strings.Builder
+			res := &kvv1.Result{SchemaVersion: kvv1.ResultSchemaVersion, Engine: r.Engine}
 			for _, p := range r.Results {
-				raw, err := json.Marshal(kvv1.PhaseResult{PhaseSummary: p})
-				Expect(err).NotTo(HaveOccurred())
-				log.WriteString(kvv1.ResultPhaseLogPrefix + string(raw) + "\n")
+				res.Phases = append(res.Phases, kvv1.PhaseResult{PhaseSummary: p})
 			}
-			op.logs.set(pod, log.String())
+			op.logs.set(pod, runnerLog(res))
 			setPodStatus(pod, terminatedStatus(corev1.PodSucceeded, t0, t0.Add(time.Minute), 0, "Completed", summary(r.Engine, "", r.Results[:3]...)))
 			setJobStatus(job, true, "", "", t0, t0.Add(time.Minute))
 		}

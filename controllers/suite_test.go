@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"k8s.io/apimachinery/pkg/types"
@@ -111,10 +112,31 @@ type operator struct {
 }
 
 // fakeLogs plays the kubelet's log endpoint, which envtest lacks: it serves the runner logs a
-// test gave to pods, and fails for any other pod as an unreachable kubelet would.
+// test gave to pods; for a pod given none, once its runner ended with a summary, the log a runner
+// that wrote that summary writes (summaryLog); for the others it fails, as an unreachable kubelet
+// would (and for a pod given unreadableLog).
 type fakeLogs struct {
 	mu    sync.Mutex
 	byPod map[string]string
+}
+
+// unreadableLog, given to a pod, makes its log fail to open.
+const unreadableLog = "\x00unreadable"
+
+// summaryLog is the whole log of a runner that wrote summary s: a phase line per phase (and the
+// load), then the result line.
+func summaryLog(s *kvv1.Summary) string {
+	res := &kvv1.Result{SchemaVersion: s.SchemaVersion, Engine: s.Engine, EngineVersion: s.EngineVersion, Error: s.Error}
+	if s.Dataset != nil {
+		res.Dataset = *s.Dataset
+	}
+	if s.Load != nil {
+		res.Load = &kvv1.PhaseResult{PhaseSummary: *s.Load}
+	}
+	for _, p := range s.Phases {
+		res.Phases = append(res.Phases, kvv1.PhaseResult{PhaseSummary: p})
+	}
+	return runnerLog(res)
 }
 
 func (f *fakeLogs) set(pod *corev1.Pod, text string) {
@@ -130,10 +152,30 @@ func (f *fakeLogs) open(_ context.Context, namespace, pod, container string) (io
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	text, ok := f.byPod[namespace+"/"+pod]
-	if !ok || container != render.ContainerName {
+	if !ok && container == render.ContainerName {
+		text, ok = logOfSummary(namespace, pod)
+	}
+	if !ok || text == unreadableLog || container != render.ContainerName {
 		return nil, fmt.Errorf("container %q in pod %s/%s: log not available", container, namespace, pod)
 	}
 	return io.NopCloser(strings.NewReader(text)), nil
+}
+
+// logOfSummary is summaryLog of the summary the pod's runner ended with, if it did.
+func logOfSummary(namespace, name string) (string, bool) {
+	var pod corev1.Pod
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &pod); err != nil {
+		return "", false
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; cs.Name == render.ContainerName && t != nil {
+			var s kvv1.Summary
+			if json.Unmarshal([]byte(t.Message), &s) == nil && s.SchemaVersion != "" {
+				return summaryLog(&s), true
+			}
+		}
+	}
+	return "", false
 }
 
 type operatorOpts struct {

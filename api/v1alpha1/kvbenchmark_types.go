@@ -97,6 +97,11 @@ const (
 	// ReasonResultOverLimits: the runner's output (its log's phase and result lines) was over the
 	// operator's limits on runner output (ResultLimits); what fit is kept, the message says what not.
 	ReasonResultOverLimits = "ResultOverLimits"
+	// ReasonResultIncomplete: the runner exited 0, but the operator could not read its whole log:
+	// the result line (written last) or phase lines are missing, as when the kubelet rotated the
+	// log (containerLogMaxSize) and serves only the current file, or the log could not be read
+	// at all; the message says what was missing. The phases known are kept.
+	ReasonResultIncomplete = "ResultIncomplete"
 	// ReasonOptionsFileMissing: an engine's optionsFrom names a ConfigMap or key that does not
 	// exist, so its run cannot start (the pod would wait for the volume forever).
 	ReasonOptionsFileMissing = "OptionsFileMissing"

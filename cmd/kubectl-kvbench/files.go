@@ -292,15 +292,15 @@ func decodeObject(doc json.RawMessage) ([]*report.Benchmark, *api.Result, error)
 			return nil, nil, fmt.Errorf("runner result schema %q is not supported (this kubectl-kvbench reads %s)", head.SchemaVersion, api.ResultSchemaVersion)
 		}
 		// A runner's bytes: decoded within the limits the operator applies (a saved result fits them).
-		var r api.Result
 		d := archive.NewDecoder(api.DefaultResultLimits)
-		if err := d.Decode(bytes.NewReader(doc), &r); err != nil {
+		r, err := archive.DecodeResult(d, bytes.NewReader(doc))
+		if err != nil {
 			return nil, nil, fmt.Errorf("runner result: %w", err)
 		}
 		if err := d.Over(); err != nil {
 			return nil, nil, fmt.Errorf("runner result: %w", err)
 		}
-		return nil, &r, nil
+		return nil, r, nil
 	case head.Kind == "KVBenchmark":
 		if gv := api.GroupVersion.String(); head.APIVersion != gv {
 			return nil, nil, fmt.Errorf("KVBenchmark of apiVersion %q, want %s", head.APIVersion, gv)

@@ -143,7 +143,7 @@ func Decompress(data []byte) (*api.Result, error) {
 		return nil, err
 	}
 	d := NewDecoder(api.DefaultResultLimits)
-	res, err := decodeResult(d, zr)
+	res, err := DecodeResult(d, zr)
 	if err != nil {
 		return nil, err
 	}

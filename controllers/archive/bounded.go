@@ -26,6 +26,8 @@ type Decoder struct {
 	items int
 	left  map[string]int
 	order []string
+	// refused is the kind under which phases with impossible numbers are counted (refuse).
+	refused string
 }
 
 // NewDecoder returns a Decoder with its own budget.
@@ -59,6 +61,15 @@ func (d *Decoder) leave(kind string, n int) {
 		d.order = append(d.order, kind)
 	}
 	d.left[kind] += n
+}
+
+// refuse notes a phase left out for numbers no engine reaches (why names it): the first one is
+// named in Over, the others counted with it.
+func (d *Decoder) refuse(why string) {
+	if d.refused == "" {
+		d.refused = "phase(s) with numbers no engine reaches (the first: " + why + ")"
+	}
+	d.leave(d.refused, 1)
 }
 
 // errCut is the byte limit reached in the middle of a value.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
@@ -71,6 +72,11 @@ func ReadLog(r io.Reader, lim api.ResultLimits, full bool) (*Log, error) {
 				break // not the runner's (it writes whole lines): the result line still counts
 			}
 			seen++
+			if why := p.Implausible(); why != "" {
+				out.Phases = out.Phases[:len(out.Phases)-1]
+				phases.refuse(why)
+				break
+			}
 			if p.Workload == "load" {
 				load := *p
 				out.Load = &load
@@ -79,7 +85,7 @@ func ReadLog(r io.Reader, lim api.ResultLimits, full bool) (*Log, error) {
 		case full && bytes.HasPrefix(head, []byte(api.ResultLogPrefix)):
 			_, _ = br.Discard(len(api.ResultLogPrefix))
 			d := NewDecoder(lim)
-			res, err := decodeResult(d, line)
+			res, err := DecodeResult(d, line)
 			if line.err != nil {
 				return nil, line.err
 			}
@@ -114,8 +120,11 @@ func readPhase(d *Decoder, r io.Reader, full bool, p *api.PhaseResult) error {
 	return d.Decode(r, &p.PhaseSummary)
 }
 
-// decodeResult decodes one result and checks its schema.
-func decodeResult(d *Decoder, r io.Reader) (*api.Result, error) {
+// DecodeResult decodes one result within d's limits and checks its schema: the one gate for a
+// runner's result, whether a log's result line, an archive or a file given to kubectl kvbench.
+// Phases with numbers no engine reaches (api.PhaseSummary.Implausible) are refused: left out,
+// and named in d.Over().
+func DecodeResult(d *Decoder, r io.Reader) (*api.Result, error) {
 	var res api.Result
 	if err := d.Decode(r, &res); err != nil {
 		return nil, fmt.Errorf("result line: %w", err)
@@ -123,6 +132,19 @@ func decodeResult(d *Decoder, r io.Reader) (*api.Result, error) {
 	if !api.KnownResultSchema(res.SchemaVersion) {
 		return nil, fmt.Errorf("result schema %q is not supported (this build reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
 	}
+	if res.Load != nil {
+		if why := res.Load.Implausible(); why != "" {
+			d.refuse(why)
+			res.Load = nil
+		}
+	}
+	res.Phases = slices.DeleteFunc(res.Phases, func(p api.PhaseResult) bool {
+		why := p.Implausible()
+		if why != "" {
+			d.refuse(why)
+		}
+		return why != ""
+	})
 	return &res, nil
 }
 
@@ -170,4 +192,46 @@ func (l *lineReader) drain() error {
 		}
 	}
 	return l.err
+}
+
+// Incomplete says what a full read (ReadLog with full) is missing of the whole log a runner that
+// exited 0 writes: the result line it writes last, or the phase lines it writes as each phase
+// ends (one per phase of the result, and one for its load). Lines go missing when the kubelet
+// rotates the container log (containerLogMaxSize, 10Mi by default): the logs endpoint serves only
+// the current file. Nil when the log is whole, or when Over or ResultErr already say why not.
+func (l *Log) Incomplete() error {
+	switch {
+	case l.Over != nil || l.ResultErr != nil:
+		return nil
+	case l.Result == nil:
+		return errors.New("no result line (the runner writes it last)")
+	}
+	lines := make(map[int32]bool, len(l.Phases))
+	for i, p := range l.Phases {
+		if l.Result.SchemaVersion == api.ResultSchemaVersionV1 {
+			p.Index = int32(i) // v1 phases have no index: their position is their index
+		}
+		lines[p.Index] = true
+	}
+	var missing []int32
+	for i, p := range l.Result.Phases {
+		if l.Result.SchemaVersion == api.ResultSchemaVersionV1 {
+			p.Index = int32(i)
+		}
+		if !lines[p.Index] {
+			missing = append(missing, p.Index)
+		}
+	}
+	noLoad := l.Result.Load != nil && l.Load == nil
+	if len(missing) == 0 && !noLoad {
+		return nil
+	}
+	what := fmt.Sprintf("%d of the result line's %d phases have no phase line", len(missing), len(l.Result.Phases))
+	if len(missing) > 0 {
+		what += fmt.Sprintf(" (indexes %d-%d)", missing[0], missing[len(missing)-1])
+	}
+	if noLoad {
+		what += ", nor has its load"
+	}
+	return errors.New(what)
 }

@@ -201,8 +201,8 @@ func TestRocksJavaRunnerWritesWhatTheGoSideReads(t *testing.T) {
 
 	// The pod log, as the operator reads it: a phase line per phase and the result line.
 	l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
-	if err != nil || l.Result == nil || l.ResultErr != nil || l.Over != nil {
-		t.Fatalf("ReadLog: %v, result error %v, over %v", err, l.ResultErr, l.Over)
+	if err != nil || l.Result == nil || l.ResultErr != nil || l.Over != nil || l.Incomplete() != nil {
+		t.Fatalf("ReadLog: %v, result error %v, over %v, not the whole log: %v", err, l.ResultErr, l.Over, l.Incomplete())
 	}
 	if len(l.Phases) != len(res.Phases) || len(l.Result.Phases) != len(res.Phases) || l.Result.Phases[3].LatencyHistogram != res.Phases[3].LatencyHistogram {
 		t.Errorf("log: %d phase lines, result line with %d phases; want %d", len(l.Phases), len(l.Result.Phases), len(res.Phases))
@@ -420,8 +420,8 @@ func TestRocksJavaRunnerRunsTheJobTheOperatorRenders(t *testing.T) {
 	// 3 workloads x 2 thread counts + seekrandom x 1, twice; stats is no phase.
 	const phases = 2 * (3*2 + 1)
 	l, err := archive.ReadLog(strings.NewReader(stdout), api.DefaultResultLimits, true)
-	if err != nil || l.Result == nil || l.ResultErr != nil || l.Over != nil {
-		t.Fatalf("ReadLog: %v, result error %v, over %v", err, l.ResultErr, l.Over)
+	if err != nil || l.Result == nil || l.ResultErr != nil || l.Over != nil || l.Incomplete() != nil {
+		t.Fatalf("ReadLog: %v, result error %v, over %v, not the whole log: %v", err, l.ResultErr, l.Over, l.Incomplete())
 	}
 	if l.Load == nil || l.Load.Ops != 5000 || len(l.Phases) != phases || len(l.Result.Phases) != phases || l.Result.Engine != api.EngineRocksJava || l.Result.Error != "" {
 		t.Fatalf("log: load %+v, %d phase lines, result with %d phases (engine %s, error %q); want the load and %d phases",

@@ -42,7 +42,11 @@ func runnerLog(resultFile string) (string, error) {
 	res.Engine = ""
 	var sb strings.Builder
 	sb.WriteString("simulated runner (kwok): the log of " + filepath.Base(resultFile) + "\n")
-	for _, p := range res.Phases {
+	phases := res.Phases
+	if res.Load != nil {
+		phases = append([]kvv1.PhaseResult{*res.Load}, phases...)
+	}
+	for _, p := range phases {
 		line, err := json.Marshal(p)
 		if err != nil {
 			return "", err
@@ -59,8 +63,8 @@ func runnerLog(resultFile string) (string, error) {
 
 // hostileLog is issue 18's hostile runner after the real phases of resultFile: a flood of tiny
 // phase lines (floodBytes, far over the phase limit), then a result line of about 31 MiB (just
-// under the byte limit) whose first phases hold duplicate pulse rounds, values of 1e308 and an
-// overlong workload and operation name, followed by millions of empty phases.
+// under the byte limit) whose first phases hold duplicate pulse rounds, an overlong workload and
+// operation name and values of 1e308 (refused), followed by millions of empty phases.
 func hostileLog(resultFile string, floodBytes int) (string, error) {
 	base, err := runnerLog(resultFile)
 	if err != nil {
@@ -72,12 +76,13 @@ func hostileLog(resultFile string, floodBytes int) (string, error) {
 		n, _ := sb.WriteString(kvv1.ResultPhaseLogPrefix + `{"workload":"x","threads":1}` + "\n")
 		flood += n
 	}
-	pulse := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "pulse", Threads: 1, Ops: 10, Seconds: 1, OpsPerSec: 1e308, MicrosPerOp: 1e308,
-		Pulse: &kvv1.PulseSummary{Rounds: 2, MeanRoundSeconds: 1e308, MaxRoundSeconds: 1e308}},
+	pulse := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Workload: "pulse", Threads: 1, Ops: 10, Seconds: 1, OpsPerSec: 10, MicrosPerOp: 1e5,
+		Pulse: &kvv1.PulseSummary{Rounds: 2, MeanRoundSeconds: 1.5, MaxRoundSeconds: 2}},
 		PulseRounds: []kvv1.PulseRound{{Round: 1, TotalSeconds: 1}, {Round: 1, TotalSeconds: 2}}}
-	long := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: strings.Repeat("w", 5000) + `"{}\`, Threads: 1, OpsPerSec: 1e308,
+	long := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 1, Workload: strings.Repeat("w", 5000) + `"{}\`, Threads: 1, OpsPerSec: 3,
 		Operations: []kvv1.OperationSummary{{Name: "read", OpsPerSec: 1}, {Name: "read", OpsPerSec: 2}, {Name: strings.Repeat("o", 500), OpsPerSec: 3}}}}
-	head, err := json.Marshal([]kvv1.PhaseResult{pulse, long})
+	huge := kvv1.PhaseResult{PhaseSummary: kvv1.PhaseSummary{Index: 2, Workload: "x", Threads: 1, Ops: 1, Seconds: 1, OpsPerSec: 1e308, MicrosPerOp: 1e308}}
+	head, err := json.Marshal([]kvv1.PhaseResult{pulse, long, huge})
 	if err != nil {
 		return "", err
 	}
