@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
@@ -703,8 +704,9 @@ func dbBenchPhases(args []string) int {
 	return n
 }
 
-// headline is the last measured phase of the last run that has results, labelled with what it
-// measured.
+// headline is the last measured point of the last run that has results, labelled with what it
+// measured: the point's median over its repeats (status.runs[].points) when it was repeated, so
+// that the RESULT and OPS/S columns never show one iteration as the result.
 func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
@@ -713,10 +715,21 @@ func headline(runs []kvv1.RunStatus) *kvv1.Headline {
 		}
 		p := r.Results[len(r.Results)-1]
 		h := &kvv1.Headline{Engine: r.Engine, Workload: p.Workload, Threads: p.Threads, OpsPerSec: roundInt64(p.OpsPerSec)}
-		h.Label = fmt.Sprintf("%s %s threads=%d: %d ops/s", r.Engine, p.Workload, p.Threads, h.OpsPerSec)
 		if p.LatencyMicros != nil {
 			v := p.LatencyMicros.P99
 			h.P99Micros = &v
+		}
+		h.Label = fmt.Sprintf("%s %s threads=%d: %d ops/s", r.Engine, p.Workload, p.Threads, h.OpsPerSec)
+		for _, pt := range r.Points {
+			if pt.Workload != p.Workload || pt.Threads != p.Threads || pt.OpsPerSec.N < 2 {
+				continue
+			}
+			h.OpsPerSec = roundInt64(pt.OpsPerSec.Median)
+			h.P99Micros = nil
+			if pt.P99Micros != nil {
+				h.P99Micros = ptr.To(pt.P99Micros.Median)
+			}
+			h.Label = fmt.Sprintf("%s %s threads=%d: %d ops/s (median of %d)", r.Engine, p.Workload, p.Threads, h.OpsPerSec, pt.OpsPerSec.N)
 		}
 		return h
 	}
