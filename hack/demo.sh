@@ -11,6 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SAMPLE=${SAMPLE:-$ROOT/config/samples/kvbench_v1alpha1_demo.yaml}
 NS=${DEMO_NAMESPACE:-default}
 
+rm -f "$CL_VAR/made-by-e2e" # the cluster is the demo's now: make test refuses to wipe it
 stack_up
 say "helm push + helm upgrade --install kvb oci://$REGISTRY/charts/kvbench-operator -n kvbench-system"; chart_install
 name=$(awk '/^metadata:/{m=1} m && /^  name:/{print $2; exit}' "$SAMPLE")

@@ -15,6 +15,22 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ART=${E2E_ARTIFACTS:-$ROOT/bin/e2e-artifacts/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$ART"
 status=1
+# Never the demo's cluster (issue 34: a make test in a second clone wiped a running demo, its benchmarks
+# and a schedule's history). Only a cluster an earlier make test made ($CL_VAR/made-by-e2e) and left
+# stopped (killed, or KEEP_UP=1 then cluster-down) is wiped; any other, or a running one, is refused
+# before anything is touched.
+apiserver_pid=$(cat "$CL_RUN/kube-apiserver.pid" 2>/dev/null || true)
+if [ -n "$apiserver_pid" ] && kill -0 "$apiserver_pid" 2>/dev/null; then
+  say "refusing to run: a local cluster is running (state in $CD; make demo's, or another make test's). make test needs"
+  say "the machine's one local cluster and would delete its benchmarks. Take it down first: make cluster-down"
+  say "(keeps its etcd data; then make cluster-wipe, which deletes it) and run make test again."
+  exit 2
+fi
+if [ -d "$CL_VAR/etcd" ] && [ ! -f "$CL_VAR/made-by-e2e" ]; then
+  say "refusing to run: $CL_VAR holds a stopped cluster's data that make test did not make (make demo's: its"
+  say "benchmarks and schedules). make test starts from an empty cluster; run make cluster-wipe to delete that data first."
+  exit 2
+fi
 finish() {
   if [ "$status" != 0 ]; then
     say "FAILED: collecting cluster logs into $ART"
@@ -38,8 +54,9 @@ finish() {
 }
 trap finish EXIT
 
-# a clean cluster every time: no CRD, release or PV left from an earlier run
-if [ -f "$CL_RUN/kube-apiserver.pid" ] || [ -d "$CL_VAR/etcd" ]; then say "wiping the previous cluster"; "$HERE/cluster-down.sh" --wipe >/dev/null 2>&1; fi
+# a clean cluster every time: no CRD, release or PV left from an earlier run (an earlier make test's: checked above)
+if [ -f "$CL_RUN/kube-apiserver.pid" ] || [ -d "$CL_VAR/etcd" ]; then say "wiping the previous make test's cluster"; "$HERE/cluster-down.sh" --wipe >/dev/null 2>&1; fi
+mkdir -p "$CL_VAR" && echo "made by make test (hack/e2e.sh); it wipes this cluster when it ends" >"$CL_VAR/made-by-e2e"
 stack_up
 say "running the suite (go test -tags e2e ./test/e2e)"
 set +e
