@@ -70,7 +70,8 @@ vet: deps
 	go vet -tags e2e,qemu ./test/...  # build-tagged suites too: a renamed function once broke the qemu test only at run time
 
 .PHONY: verify
-verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, fail on a diff; gofmt and go vet.
+verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, fail on a diff; gofmt and go vet; no tracked file over 1 MiB or built binary.
+	hack/check-tracked.sh
 	@git add -N . >/dev/null 2>&1 || true
 	@if ! git diff --exit-code --stat; then echo "verify: generated files are out of date: run 'make generate manifests' and commit"; exit 1; fi
 
