@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kvbench/kvbench-operator/controllers/render"
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
 // CacheOptions limit the manager's Job and pod informers to objects this operator manages, so it
@@ -21,7 +21,7 @@ import (
 // thousand benchmarks the runner config in every Job's and pod's args and the managed fields of
 // every object were most of the operator's memory, and then the 1,859 pods' specs.
 func CacheOptions() cache.Options {
-	managed := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagerName})
+	managed := labels.SelectorFromSet(labels.Set{kvv1.LabelManagedBy: kvv1.ManagerName})
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{

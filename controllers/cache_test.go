@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
@@ -40,10 +41,10 @@ func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
 	if n := render.PinnedNode(&got.Spec.Template.Spec); n != "node-7" {
 		t.Errorf("pinned node %q after trimming, want node-7", n)
 	}
-	if got.Labels[render.LabelBenchmark] != "b" || !metav1.IsControlledBy(got, b) || got.ManagedFields != nil {
+	if got.Labels[kvv1.LabelBenchmark] != "b" || !metav1.IsControlledBy(got, b) || got.ManagedFields != nil {
 		t.Errorf("labels %v, owners %v, managed fields %v", got.Labels, got.OwnerReferences, got.ManagedFields)
 	}
-	if got.Spec.Selector != nil || got.Spec.Template.Labels[batchv1.JobNameLabel] != "" || got.Spec.Template.Labels[render.LabelExclusive] == "" {
+	if got.Spec.Selector != nil || got.Spec.Template.Labels[batchv1.JobNameLabel] != "" || got.Spec.Template.Labels[kvv1.LabelExclusive] == "" {
 		t.Errorf("selector %v, template labels %v: want the Job controller's gone and the operator's kept", got.Spec.Selector, got.Spec.Template.Labels)
 	}
 	c := got.Spec.Template.Spec.Containers[0]
@@ -59,7 +60,7 @@ func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
 	}
 
 	pod := &corev1.Pod{ObjectMeta: job.Spec.Template.ObjectMeta, Spec: *job.Spec.Template.Spec.DeepCopy(),
-		Status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{Name: render.ContainerName,
+		Status: corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{Name: kvv1.ContainerName,
 			ImageID: "sha256:abc", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Message: "summary"}}}}}}
 	pod.Spec.NodeName = "node-7"
 	pod.Status.PodIP, pod.Status.HostIP = "10.0.0.7", "192.168.0.7"
@@ -72,7 +73,7 @@ func TestTrimmedKeepsWhatReconcilingReads(t *testing.T) {
 	if p.Spec.NodeName != "node-7" || p.Spec.Containers != nil || p.Spec.Affinity != nil || p.Status.ContainerStatuses[0].State.Terminated.Message != "summary" {
 		t.Errorf("trimmed pod: node %q, spec %+v, status %+v", p.Spec.NodeName, p.Spec, p.Status)
 	}
-	if p.Labels[batchv1.JobNameLabel] != "" || p.Labels["controller-uid"] != "" || p.Labels[render.LabelBenchmark] != "b" || p.Status.PodIP != "" || p.Status.HostIP != "" {
+	if p.Labels[batchv1.JobNameLabel] != "" || p.Labels["controller-uid"] != "" || p.Labels[kvv1.LabelBenchmark] != "b" || p.Status.PodIP != "" || p.Status.HostIP != "" {
 		t.Errorf("trimmed pod: labels %v, pod IP %q, host IP %q: want the Job controller's labels and the addresses gone", p.Labels, p.Status.PodIP, p.Status.HostIP)
 	}
 	if len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Type != corev1.DisruptionTarget {

@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
@@ -243,7 +243,7 @@ func (r *KVBenchmarkReconciler) wrote(key types.NamespacedName, rv string) {
 func (r *KVBenchmarkReconciler) podsNow(ctx context.Context, b *kvv1.KVBenchmark, job *batchv1.Job, cached []corev1.Pod) ([]corev1.Pod, error) {
 	if len(cached) == 0 {
 		var list corev1.PodList
-		if err := r.APIReader.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{render.LabelBenchmark: b.Name}); err != nil {
+		if err := r.APIReader.List(ctx, &list, client.InNamespace(b.Namespace), client.MatchingLabels{kvv1.LabelBenchmark: b.Name}); err != nil {
 			return nil, err
 		}
 		return podsOf(list.Items, job), nil
@@ -405,13 +405,13 @@ func (r *KVBenchmarkReconciler) observe(ctx context.Context, p *pass) error {
 				return err
 			}
 		}
-		if job != nil && job.Annotations[render.AnnotationPickedNode] != "" && !job.DeletionTimestamp.IsZero() && st.StartTime == nil && !terminal(&st) && prev != nil {
+		if job != nil && job.Annotations[kvv1.AnnotationPickedNode] != "" && !job.DeletionTimestamp.IsZero() && st.StartTime == nil && !terminal(&st) && prev != nil {
 			// Going because the scheduler refused the chosen node: it waits, as it did, for the next one.
 			st.Reason, st.Message, st.NodeName = prev.Reason, prev.Message, ""
 			p.statuses[i] = st
 			continue
 		}
-		if job != nil && job.DeletionTimestamp.IsZero() && st.Reason == kvv1.ReasonUnschedulable && job.Annotations[render.AnnotationPickedNode] != "" && st.StartTime == nil &&
+		if job != nil && job.DeletionTimestamp.IsZero() && st.Reason == kvv1.ReasonUnschedulable && job.Annotations[kvv1.AnnotationPickedNode] != "" && st.StartTime == nil &&
 			!waitingForClaim(st.Message) {
 			p.release = append(p.release, i) // the scheduler refused the node the operator chose: choose another
 		}
@@ -491,7 +491,7 @@ func waitingForClaim(msg string) bool {
 func (r *KVBenchmarkReconciler) releaseRefused(ctx context.Context, p *pass) error {
 	for _, i := range p.release {
 		run, st, job := p.runs[i], &p.statuses[i], p.jobs[p.runs[i].JobName]
-		node := job.Annotations[render.AnnotationPickedNode]
+		node := job.Annotations[kvv1.AnnotationPickedNode]
 		if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete Job %s: %w", job.Name, err)
 		}
@@ -1014,7 +1014,7 @@ var ordinaryWait = map[string]bool{kvv1.ReasonWaitingForSlot: true, kvv1.ReasonW
 func (r *KVBenchmarkReconciler) podGone(ctx context.Context, p *pass, run plan.Run, job *batchv1.Job) (bool, error) {
 	var pods corev1.PodList
 	if err := r.APIReader.List(ctx, &pods, client.InNamespace(p.b.Namespace), client.MatchingLabels{
-		render.LabelBenchmark: p.b.Name, render.LabelRun: render.RunLabelValue(run.Name, run.JobName)}); err != nil {
+		kvv1.LabelBenchmark: p.b.Name, kvv1.LabelRun: kvv1.RunLabelValue(run.Name, run.JobName)}); err != nil {
 		return false, err
 	}
 	for i := range pods.Items {
@@ -1049,7 +1049,7 @@ func podsOf(pods []corev1.Pod, job *batchv1.Job) []corev1.Pod {
 // benchmarkOfPod maps a runner pod to the benchmark that controls its Job (the label, which anyone
 // can set, only when the Job is gone: it only asks for a reconcile, which trusts owners alone).
 func (r *KVBenchmarkReconciler) benchmarkOfPod(ctx context.Context, o client.Object) []reconcile.Request {
-	name := o.GetLabels()[render.LabelBenchmark]
+	name := o.GetLabels()[kvv1.LabelBenchmark]
 	if ref := metav1.GetControllerOf(o); ref != nil && ref.Kind == "Job" {
 		var job batchv1.Job
 		if err := r.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ref.Name}, &job); err == nil {
@@ -1094,7 +1094,7 @@ func (r *KVBenchmarkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.wake = make(chan event.GenericEvent, 1024)
-	managed, err := predicate.LabelSelectorPredicate(metav1.LabelSelector{MatchLabels: map[string]string{render.LabelManagedBy: render.ManagerName}})
+	managed, err := predicate.LabelSelectorPredicate(metav1.LabelSelector{MatchLabels: map[string]string{kvv1.LabelManagedBy: kvv1.ManagerName}})
 	if err != nil {
 		return err
 	}

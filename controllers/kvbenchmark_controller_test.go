@@ -17,9 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
-	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -615,7 +614,7 @@ var _ = Describe("KVBenchmark controller", func() {
 		// Another tenant's Job with the operator's labels copied: active, but controlled by nothing.
 		foreign := &batchv1.Job{
 			ObjectMeta: metav1.ObjectMeta{Name: "squatter", Namespace: ns, Labels: map[string]string{
-				render.LabelManagedBy: render.ManagerName, render.LabelBenchmark: "squatter", render.LabelRun: "rocksdb"}},
+				kvv1.LabelManagedBy: kvv1.ManagerName, kvv1.LabelBenchmark: "squatter", kvv1.LabelRun: "rocksdb"}},
 			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 				RestartPolicy: corev1.RestartPolicyNever,
 				Containers:    []corev1.Container{{Name: "c", Image: "busybox:1.36"}},

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/controllers/slots"
@@ -82,7 +83,7 @@ func TestAHoldGetsTheNodeItsJobsPodRanOn(t *testing.T) {
 	job.UID = "uid-job"
 	jobKey := client.ObjectKeyFromObject(job)
 	running := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: job.Name + "-x", UID: "uid-pod",
-		Labels:          map[string]string{render.LabelManagedBy: render.ManagerName},
+		Labels:          map[string]string{kvv1.LabelManagedBy: kvv1.ManagerName},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}},
 		Spec: corev1.PodSpec{NodeName: "n1"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 	ended := running.DeepCopy()

@@ -804,7 +804,7 @@ func newestPod(pods []corev1.Pod) *corev1.Pod {
 
 func runnerStatus(pod *corev1.Pod) *corev1.ContainerStatus {
 	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == render.ContainerName {
+		if pod.Status.ContainerStatuses[i].Name == kvv1.ContainerName {
 			return &pod.Status.ContainerStatuses[i]
 		}
 	}

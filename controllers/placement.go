@@ -88,8 +88,8 @@ func (r *KVBenchmarkReconciler) ledger(ctx context.Context, now time.Time) (slot
 		} else if pod.DeletionTimestamp != nil && now.Before(pod.DeletionTimestamp.Add(podGoneGrace)) {
 			// The pod of a deleted runner Job, still stopping: its node is not free yet.
 			l.Nodes[pod.Spec.NodeName] = append(l.Nodes[pod.Spec.NodeName], slots.Runner{
-				Benchmark: types.NamespacedName{Namespace: pod.Namespace, Name: pod.Labels[render.LabelBenchmark]},
-				Run:       pod.Labels[render.LabelRun], Exclusive: pod.Labels[render.LabelExclusive] == "true"})
+				Benchmark: types.NamespacedName{Namespace: pod.Namespace, Name: pod.Labels[kvv1.LabelBenchmark]},
+				Run:       pod.Labels[kvv1.LabelRun], Exclusive: pod.Labels[kvv1.LabelExclusive] == "true"})
 		}
 	}
 	r.pinHolds(boundTo)
@@ -190,8 +190,8 @@ func runnerOf(j *batchv1.Job) slots.Runner {
 	if ref := metav1.GetControllerOf(j); ref != nil {
 		bench = ref.Name
 	}
-	return slots.Runner{Benchmark: types.NamespacedName{Namespace: j.Namespace, Name: bench}, Run: j.Labels[render.LabelRun],
-		Exclusive: j.Spec.Template.Labels[render.LabelExclusive] == "true"}
+	return slots.Runner{Benchmark: types.NamespacedName{Namespace: j.Namespace, Name: bench}, Run: j.Labels[kvv1.LabelRun],
+		Exclusive: j.Spec.Template.Labels[kvv1.LabelExclusive] == "true"}
 }
 
 // expect remembers a Job this process created until the cache shows it.

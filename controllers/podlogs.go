@@ -15,8 +15,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
-	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/archive"
 )
 
 // logSnapshot is what one read of a runner pod's log found.
@@ -340,7 +339,7 @@ func (l *LogReader) readOnce(req logRead) *logSnapshot {
 	snap := &logSnapshot{Final: ended, PodVersion: req.version}
 	ctx, cancel := context.WithTimeout(context.Background(), l.Timeout)
 	defer cancel()
-	rc, err := l.Open(ctx, req.namespace, req.name, render.ContainerName)
+	rc, err := l.Open(ctx, req.namespace, req.name, kvv1.ContainerName)
 	if err != nil {
 		snap.Err = fmt.Errorf("reading the log of pod %s: %w", req.name, err)
 		return snap

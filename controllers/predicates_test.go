@@ -124,7 +124,7 @@ func TestAPodsEndStartsItsFinalReadAndQueuesNoPassUntilItEnds(t *testing.T) {
 	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 	terminated := ready.DeepCopy()
 	terminated.ResourceVersion = "3"
-	terminated.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: render.ContainerName,
+	terminated.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: kvv1.ContainerName,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}}}
 	succeeded := terminated.DeepCopy()
 	succeeded.ResourceVersion = "4"

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/render"
 	w "github.com/kvbench/kvbench-operator/test/wrappers"
 )
 
@@ -72,8 +71,8 @@ var _ = Describe("Slots and nodes", func() {
 		// Another tenant's pod carrying every label of an exclusive runner pod, on the only node,
 		// and a Job with the operator's labels copied: neither is a runner the operator owns.
 		other := newNamespace()
-		labels := map[string]string{render.LabelName: render.RunnerAppName, render.LabelManagedBy: render.ManagerName,
-			render.LabelBenchmark: "squatter", render.LabelRun: "rocksdb", render.LabelExclusive: "true"}
+		labels := map[string]string{kvv1.LabelName: kvv1.RunnerAppName, kvv1.LabelManagedBy: kvv1.ManagerName,
+			kvv1.LabelBenchmark: "squatter", kvv1.LabelRun: "rocksdb", kvv1.LabelExclusive: "true"}
 		forged := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "squatter", Namespace: other, Labels: labels},
 			Spec: corev1.PodSpec{NodeName: ns + "-only", Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}}
 		Expect(k8s.Create(ctx, forged)).To(Succeed())

@@ -78,7 +78,7 @@ func TestPodsNowReadsTheAPIServer(t *testing.T) {
 	}
 	job.UID = "uid-job"
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: job.Name + "-x", UID: "uid-pod",
-		Labels:          map[string]string{render.LabelBenchmark: b.Name},
+		Labels:          map[string]string{kvv1.LabelBenchmark: b.Name},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 	ended := pod.DeepCopy()

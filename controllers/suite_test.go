@@ -152,10 +152,10 @@ func (f *fakeLogs) open(_ context.Context, namespace, pod, container string) (io
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	text, ok := f.byPod[namespace+"/"+pod]
-	if !ok && container == render.ContainerName {
+	if !ok && container == kvv1.ContainerName {
 		text, ok = logOfSummary(namespace, pod)
 	}
-	if !ok || text == unreadableLog || container != render.ContainerName {
+	if !ok || text == unreadableLog || container != kvv1.ContainerName {
 		return nil, fmt.Errorf("container %q in pod %s/%s: log not available", container, namespace, pod)
 	}
 	return io.NopCloser(strings.NewReader(text)), nil
@@ -168,7 +168,7 @@ func logOfSummary(namespace, name string) (string, bool) {
 		return "", false
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
-		if t := cs.State.Terminated; cs.Name == render.ContainerName && t != nil {
+		if t := cs.State.Terminated; cs.Name == kvv1.ContainerName && t != nil {
 			var s kvv1.Summary
 			if json.Unmarshal([]byte(t.Message), &s) == nil && s.SchemaVersion != "" {
 				return summaryLog(&s), true

@@ -17,8 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
-	"github.com/kvbench/kvbench-operator/controllers/render"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/report"
 )
 
@@ -114,7 +113,7 @@ func (c *cluster) result(ctx context.Context, kvb *api.KVBenchmark, run api.RunS
 	if archived && len(fr.Dropped) == 0 {
 		return c.archived(ctx, kvb, fr)
 	}
-	res, why, err := c.logged(ctx, bench, render.RunLabelValue(run.Name, run.JobName))
+	res, why, err := c.logged(ctx, bench, api.RunLabelValue(run.Name, run.JobName))
 	if res != nil || err != nil || !archived {
 		if res == nil && err == nil && fr != nil && fr.Error != "" {
 			why += "; not archived: " + fr.Error
@@ -138,7 +137,7 @@ func (c *cluster) archived(ctx context.Context, kvb *api.KVBenchmark, fr *api.Re
 
 // logged reads a result from the newest of a run's pods that logged one.
 func (c *cluster) logged(ctx context.Context, bench, run string) (*api.Result, string, error) {
-	sel := labels.Set{render.LabelBenchmark: bench, render.LabelRun: run}.String()
+	sel := labels.Set{api.LabelBenchmark: bench, api.LabelRun: run}.String()
 	list, err := c.clientset.CoreV1().Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return nil, "", err
@@ -153,7 +152,7 @@ func (c *cluster) logged(ctx context.Context, bench, run string) (*api.Result, s
 		if pod.Status.Phase == corev1.PodPending {
 			continue
 		}
-		logs, err := c.clientset.CoreV1().Pods(c.namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: render.ContainerName}).Stream(ctx)
+		logs, err := c.clientset.CoreV1().Pods(c.namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: api.ContainerName}).Stream(ctx)
 		if err != nil {
 			why = fmt.Sprintf("reading the log of pod %s: %v", pod.Name, err)
 			continue

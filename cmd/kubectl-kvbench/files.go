@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/report"
 )
 

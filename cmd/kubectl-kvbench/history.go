@@ -14,8 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/schedule"
-	"github.com/kvbench/kvbench-operator/controllers/schedule/history"
+	"github.com/kvbench/kvbench-operator/history"
 )
 
 // scheduleCmds are history, trigger and ack: a KVBenchmarkSchedule's history and the two requests
@@ -158,11 +157,11 @@ func triggerCmd(o *options) *cobra.Command {
 				return err
 			}
 			v := time.Now().UTC().Format(time.RFC3339Nano)
-			if err := c.annotate(cmd.Context(), s, schedule.AnnotationTrigger, v); err != nil {
+			if err := c.annotate(cmd.Context(), s, api.AnnotationTrigger, v); err != nil {
 				return err
 			}
-			fmt.Fprintf(o.stdout, "%s: run requested (%s=%s); it will be %s\n", s.Name, schedule.AnnotationTrigger, v,
-				schedule.ChildName(s.Name, api.CauseTrigger, time.Time{}, v))
+			fmt.Fprintf(o.stdout, "%s: run requested (%s=%s); it will be %s\n", s.Name, api.AnnotationTrigger, v,
+				api.ChildName(s.Name, api.CauseTrigger, time.Time{}, v))
 			return nil
 		},
 	}
@@ -200,10 +199,10 @@ and the new level is the series' reference from then on.`,
 				return err
 			}
 			v := target + "@" + time.Now().UTC().Format(time.RFC3339Nano)
-			if err := c.annotate(cmd.Context(), s, schedule.AnnotationAck, v); err != nil {
+			if err := c.annotate(cmd.Context(), s, api.AnnotationAck, v); err != nil {
 				return err
 			}
-			fmt.Fprintf(o.stdout, "%s: %d change point(s) acknowledged (%s=%s)\n", s.Name, n, schedule.AnnotationAck, v)
+			fmt.Fprintf(o.stdout, "%s: %d change point(s) acknowledged (%s=%s)\n", s.Name, n, api.AnnotationAck, v)
 			return nil
 		},
 	}

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/schedule/history"
+	"github.com/kvbench/kvbench-operator/history"
 )
 
 // savedHistory writes a history of 13 runs (throughput halves at run 10, run 7 an outlier) and a

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kvbench/kvbench-operator/controllers/render"
+	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
 // version and commit are set by the release build (make plugin-dist):
@@ -23,7 +23,7 @@ var version, commit string
 
 // operatorSelector finds the operator's Deployment, as installed by the chart, config/ or
 // dist/install.yaml: they all carry the app.kubernetes.io/name label.
-const operatorSelector = render.LabelName + "=" + render.ManagerName
+const operatorSelector = kvv1.LabelName + "=" + kvv1.ManagerName
 
 // pluginVersion is "VERSION (commit C, GOVERSION, OS/ARCH)"; a build without ldflags says what
 // Go's build information knows (a `go install` of a module version has its version, a build in

@@ -19,23 +19,10 @@ import (
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 )
 
-// Labels on runner Jobs and pods.
+// Runner pod facts render alone uses (the labels and names kubectl kvbench reads are in api).
 const (
-	LabelName      = "app.kubernetes.io/name"
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-	LabelBenchmark = "kvbench.io/benchmark"
-	LabelRun       = "kvbench.io/run"
-	LabelEngine    = "kvbench.io/engine"
-	LabelMedium    = "kvbench.io/medium"
-	LabelExclusive = "kvbench.io/exclusive"
-	// AnnotationPickedNode on a runner Job: the operator chose this node for the exclusive run
-	// (and may choose another if the scheduler refuses it before the run started).
-	AnnotationPickedNode = "kvbench.io/picked-node"
-	RunnerAppName        = "kvbench-runner"
-	ManagerName          = "kvbench-operator"
-	ContainerName        = "runner"
-	MetricsPortName      = "metrics"
-	MetricsPort          = 8080
+	MetricsPortName = "metrics"
+	MetricsPort     = 8080
 	// RunnerUID is the runner image's non-root user.
 	RunnerUID = 65532
 )
@@ -108,22 +95,13 @@ func pullSecrets(names []string) []corev1.LocalObjectReference {
 // RunLabels select one run's Job and pods.
 func RunLabels(b *kvv1.KVBenchmark, run plan.Run) map[string]string {
 	return map[string]string{
-		LabelName:      RunnerAppName,
-		LabelManagedBy: ManagerName,
-		LabelBenchmark: b.Name,
-		LabelRun:       RunLabelValue(run.Name, run.JobName),
-		LabelEngine:    string(run.Engine.Name),
-		LabelMedium:    string(b.Spec.Storage.Medium),
+		kvv1.LabelName:      kvv1.RunnerAppName,
+		kvv1.LabelManagedBy: kvv1.ManagerName,
+		kvv1.LabelBenchmark: b.Name,
+		kvv1.LabelRun:       kvv1.RunLabelValue(run.Name, run.JobName),
+		kvv1.LabelEngine:    string(run.Engine.Name),
+		kvv1.LabelMedium:    string(b.Spec.Storage.Medium),
 	}
-}
-
-// RunLabelValue is the kvbench.io/run label of a run: its name, or its Job name when the name is
-// not a valid label value (EachNode's "<engine>@<node>").
-func RunLabelValue(name, jobName string) string {
-	if len(validation.IsValidLabelValue(name)) == 0 {
-		return name
-	}
-	return jobName
 }
 
 // RunnerImage is the image that runs engine: the Java runner's for rocksjava, else the Go runner's
@@ -149,7 +127,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 	labels := RunLabels(b, run)
 	podLabels := maps.Clone(labels)
 	if Exclusive(b) {
-		podLabels[LabelExclusive] = "true"
+		podLabels[kvv1.LabelExclusive] = "true"
 	}
 	nodeSelector, err := NodeSelector(b, opts)
 	if err != nil {
@@ -199,7 +177,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
 					Containers: []corev1.Container{{
-						Name:  ContainerName,
+						Name:  kvv1.ContainerName,
 						Image: image,
 						// Referenced by digest (or a version tag): nothing to re-pull once on the node.
 						ImagePullPolicy: corev1.PullIfNotPresent,
@@ -242,7 +220,7 @@ func Job(b *kvv1.KVBenchmark, run plan.Run, opts Options) (*batchv1.Job, error) 
 		},
 	}
 	if run.Picked && run.Node != "" {
-		job.Annotations = map[string]string{AnnotationPickedNode: run.Node}
+		job.Annotations = map[string]string{kvv1.AnnotationPickedNode: run.Node}
 	}
 	if b.Spec.Deadline != nil {
 		job.Spec.ActiveDeadlineSeconds = ptr.To(int64(b.Spec.Deadline.Seconds()))

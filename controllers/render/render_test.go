@@ -34,10 +34,10 @@ func TestJobTmpfs(t *testing.T) {
 	run := plan.Plan(b)[0]
 	cfg, _ := json.Marshal(run.Config)
 	labels := map[string]string{
-		LabelName: RunnerAppName, LabelManagedBy: ManagerName, LabelBenchmark: "bench",
-		LabelRun: "rocksdb", LabelEngine: "rocksdb", LabelMedium: "tmpfs",
+		kvv1.LabelName: kvv1.RunnerAppName, kvv1.LabelManagedBy: kvv1.ManagerName, kvv1.LabelBenchmark: "bench",
+		kvv1.LabelRun: "rocksdb", kvv1.LabelEngine: "rocksdb", kvv1.LabelMedium: "tmpfs",
 	}
-	podLabels := map[string]string{LabelExclusive: "true"}
+	podLabels := map[string]string{kvv1.LabelExclusive: "true"}
 	for k, v := range labels {
 		podLabels[k] = v
 	}
@@ -175,7 +175,7 @@ func TestJobVariants(t *testing.T) {
 				if diff := cmp.Diff(userAff, j.Spec.Template.Spec.Affinity); diff != "" {
 					t.Errorf("affinity (-want +got):\n%s", diff)
 				}
-				if _, ok := j.Spec.Template.Labels[LabelExclusive]; ok {
+				if _, ok := j.Spec.Template.Labels[kvv1.LabelExclusive]; ok {
 					t.Errorf("exclusive label set on a non-exclusive run")
 				}
 			},
@@ -189,7 +189,7 @@ func TestJobVariants(t *testing.T) {
 				if diff := cmp.Diff(userAff, j.Spec.Template.Spec.Affinity); diff != "" {
 					t.Errorf("affinity (-want +got):\n%s", diff)
 				}
-				if j.Spec.Template.Labels[LabelExclusive] != "true" {
+				if j.Spec.Template.Labels[kvv1.LabelExclusive] != "true" {
 					t.Errorf("pod labels %v", j.Spec.Template.Labels)
 				}
 				if diff := cmp.Diff([]corev1.Toleration{tol}, j.Spec.Template.Spec.Tolerations); diff != "" {
@@ -388,7 +388,7 @@ func TestJobPinnedToNode(t *testing.T) {
 		t.Errorf("PinnedNode = %q", got)
 	}
 
-	if j.Annotations[AnnotationPickedNode] != "" {
+	if j.Annotations[kvv1.AnnotationPickedNode] != "" {
 		t.Error("a planned pin is marked as the operator's pick")
 	}
 
@@ -406,7 +406,7 @@ func TestJobPinnedToNode(t *testing.T) {
 	if a.PodAntiAffinity != nil {
 		t.Errorf("pod anti-affinity %+v: exclusivity is the operator's", a.PodAntiAffinity)
 	}
-	if got := j.Annotations[AnnotationPickedNode]; got != "node-a" {
+	if got := j.Annotations[kvv1.AnnotationPickedNode]; got != "node-a" {
 		t.Errorf("picked annotation %q", got)
 	}
 

@@ -28,17 +28,11 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
-	"github.com/kvbench/kvbench-operator/controllers/schedule/history"
+	"github.com/kvbench/kvbench-operator/archive"
+	"github.com/kvbench/kvbench-operator/history"
 )
 
 const (
-	// AnnotationTrigger on a schedule asks for a run now; any new value is one more run
-	// (kubectl kvbench trigger writes the time).
-	AnnotationTrigger = "kvbench.io/trigger"
-	// AnnotationAck on a schedule acknowledges change points: "<run>@<token>" acknowledges those
-	// at that KVBenchmark, "*@<token>" all (kubectl kvbench ack writes it).
-	AnnotationAck = "kvbench.io/ack"
 	// AnnotationScheduledTime and AnnotationCause on a KVBenchmark say when and why it was made.
 	AnnotationScheduledTime = "kvbench.io/scheduled-time"
 	AnnotationCause         = "kvbench.io/cause"
@@ -419,7 +413,7 @@ func (r *Reconciler) archives(ctx context.Context, b *api.KVBenchmark, now time.
 
 // ack acts on a new kvbench.io/ack annotation.
 func (p *pass) ack(ctx context.Context) {
-	v := p.s.Annotations[AnnotationAck]
+	v := p.s.Annotations[api.AnnotationAck]
 	if v == "" || v == p.s.Status.LastAck {
 		return
 	}
@@ -439,7 +433,7 @@ func (p *pass) ack(ctx context.Context) {
 		}
 	}
 	if n == 0 {
-		p.event(corev1.EventTypeWarning, "AckIgnored", "%s: no unacknowledged change point at %q", AnnotationAck, target)
+		p.event(corev1.EventTypeWarning, "AckIgnored", "%s: no unacknowledged change point at %q", api.AnnotationAck, target)
 		return
 	}
 	p.event(corev1.EventTypeNormal, "Acknowledged", "%d change point(s) at %s acknowledged as expected", n, target)
@@ -518,7 +512,7 @@ func (p *pass) run(ctx context.Context, active []api.KVBenchmark) (time.Duration
 	// A trigger waits (rather than being skipped) while a run goes under Forbid: it is a request;
 	// the annotation not yet in status.lastTrigger shows it waits.
 	retry := time.Duration(0)
-	if v := s.Annotations[AnnotationTrigger]; v != "" && v != s.Status.LastTrigger {
+	if v := s.Annotations[api.AnnotationTrigger]; v != "" && v != s.Status.LastTrigger {
 		if busy {
 			retry = 15 * time.Second
 		} else {
@@ -637,10 +631,10 @@ func (p *pass) create(ctx context.Context, cause api.RunCause, at time.Time, tok
 }
 
 // Child is the KVBenchmark a schedule creates: the template, labelled with the schedule, named
-// after the time or token (ChildName). A confirmation run goes to one node: node when known,
+// after the time or token (api.ChildName). A confirmation run goes to one node: node when known,
 // without the template's EachNode spread.
 func Child(s *api.KVBenchmarkSchedule, cause api.RunCause, at time.Time, token, node string) *api.KVBenchmark {
-	b := &api.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: ChildName(s.Name, cause, at, token),
+	b := &api.KVBenchmark{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: api.ChildName(s.Name, cause, at, token),
 		Labels: map[string]string{}, Annotations: map[string]string{}}}
 	for k, v := range s.Spec.Template.Metadata.Labels {
 		b.Labels[k] = v

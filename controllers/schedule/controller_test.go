@@ -57,7 +57,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		due := e.due(ctx, "hourly")
 		e.reconcile(ctx, "hourly")
 		bs = e.children(ctx, "hourly")
-		Expect(childNames(bs)).To(Equal([]string{first.Name, ChildName("hourly", api.CauseSchedule, due, "")}))
+		Expect(childNames(bs)).To(Equal([]string{first.Name, api.ChildName("hourly", api.CauseSchedule, due, "")}))
 		h := e.history(ctx, "hourly")
 		Expect(h.Runs).To(HaveLen(1))
 		Expect(h.Runs[0].Name).To(Equal(first.Name))
@@ -144,7 +144,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		e.clock.SetTime(due.Add(3*time.Hour + 10*time.Minute))
 		e.reconcile(ctx, "nodeadline")
 		e.reconcile(ctx, "nodeadline")
-		Expect(childNames(e.children(ctx, "nodeadline"))).To(Equal([]string{ChildName("nodeadline", api.CauseSchedule, due.Add(3*time.Hour), "")}))
+		Expect(childNames(e.children(ctx, "nodeadline"))).To(Equal([]string{api.ChildName("nodeadline", api.CauseSchedule, due.Add(3*time.Hour), "")}))
 	})
 
 	It("starts nothing while suspended, and does not catch up on resume", func(ctx context.Context) {
@@ -273,7 +273,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 
 		// kubectl kvbench ack: the condition clears, the gauge goes, the history records it.
 		s = e.get(ctx, "cp")
-		s.Annotations = map[string]string{AnnotationAck: made[12] + "@2026-11-24T10:00:00Z"}
+		s.Annotations = map[string]string{api.AnnotationAck: made[12] + "@2026-11-24T10:00:00Z"}
 		Expect(k8s.Update(ctx, s)).To(Succeed())
 		e.reconcile(ctx, "cp")
 		s = e.get(ctx, "cp")
@@ -291,7 +291,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		s := e.schedule(ctx, "trig", func(s *api.KVBenchmarkSchedule) { s.Spec.Schedule = "0 3 * * *" })
 		e.reconcile(ctx, "trig")
 		s = e.get(ctx, "trig")
-		s.Annotations = map[string]string{AnnotationTrigger: "2026-11-24T10:00:00Z"}
+		s.Annotations = map[string]string{api.AnnotationTrigger: "2026-11-24T10:00:00Z"}
 		Expect(k8s.Update(ctx, s)).To(Succeed())
 		e.reconcile(ctx, "trig")
 		e.reconcile(ctx, "trig")
@@ -302,7 +302,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 
 		// A second trigger while the first runs waits for it.
 		s = e.get(ctx, "trig")
-		s.Annotations[AnnotationTrigger] = "2026-11-24T10:01:00Z"
+		s.Annotations[api.AnnotationTrigger] = "2026-11-24T10:01:00Z"
 		Expect(k8s.Update(ctx, s)).To(Succeed())
 		res := e.reconcile(ctx, "trig")
 		Expect(e.children(ctx, "trig")).To(HaveLen(1))
@@ -368,7 +368,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 		s := e.get(ctx, "refused")
 		due := s.Status.NextScheduleTime.Time
 		// A KVBenchmark may not be its own baseline: the run due next would be.
-		s.Spec.Template.Spec.Baseline = &api.BaselineRef{Name: ChildName("refused", api.CauseSchedule, due, "")}
+		s.Spec.Template.Spec.Baseline = &api.BaselineRef{Name: api.ChildName("refused", api.CauseSchedule, due, "")}
 		Expect(k8s.Update(ctx, s)).To(Succeed())
 		e.due(ctx, "refused")
 		e.reconcile(ctx, "refused")

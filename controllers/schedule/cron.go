@@ -1,16 +1,12 @@
 package schedule
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
 	_ "time/tzdata" // time zones for timeZone, also in an image without /usr/share/zoneinfo
 
 	"github.com/robfig/cron/v3"
-
-	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 )
 
 // Parse reads a schedule's cron text and time zone (UTC when unset) with robfig/cron's standard
@@ -68,22 +64,3 @@ func Due(s cron.Schedule, loc *time.Location, last, now time.Time) (due time.Tim
 
 // Next is the schedule's first time after t.
 func Next(s cron.Schedule, loc *time.Location, t time.Time) time.Time { return s.Next(t.In(loc)) }
-
-// ChildName names a run: "<schedule>-<minutes since 1970>" for a scheduled time (as a CronJob
-// names its Jobs), "<schedule>-t<hash>" for a trigger and "<schedule>-c<hash>" for a confirmation,
-// from the trigger's annotation value or the suspected run's name, so that a retried reconcile
-// finds the run it created instead of creating another.
-func ChildName(schedule string, cause api.RunCause, at time.Time, token string) string {
-	switch cause {
-	case api.CauseTrigger:
-		return schedule + "-t" + short(token)
-	case api.CauseConfirm:
-		return schedule + "-c" + short(token)
-	}
-	return fmt.Sprintf("%s-%d", schedule, at.Unix()/60)
-}
-
-func short(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:4])
-}

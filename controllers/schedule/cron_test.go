@@ -73,11 +73,11 @@ func TestDue(t *testing.T) {
 
 func TestChildName(t *testing.T) {
 	at := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
-	if got := ChildName("nightly", api.CauseSchedule, at, ""); got != "nightly-29924820" {
+	if got := api.ChildName("nightly", api.CauseSchedule, at, ""); got != "nightly-29924820" {
 		t.Errorf("scheduled: %s", got)
 	}
-	a, b := ChildName("nightly", api.CauseTrigger, at, "x"), ChildName("nightly", api.CauseTrigger, at, "y")
-	if a == b || len(a) != len("nightly")+10 || a != ChildName("nightly", api.CauseTrigger, time.Time{}, "x") {
+	a, b := api.ChildName("nightly", api.CauseTrigger, at, "x"), api.ChildName("nightly", api.CauseTrigger, at, "y")
+	if a == b || len(a) != len("nightly")+10 || a != api.ChildName("nightly", api.CauseTrigger, time.Time{}, "x") {
 		t.Errorf("triggered: %s %s", a, b)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/schedule/history"
+	"github.com/kvbench/kvbench-operator/history"
 )
 
 // FuzzHistory: the history ConfigMap is tenant-writable (its owner reference proves only who made

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/schedule/history"
+	"github.com/kvbench/kvbench-operator/history"
 )
 
 // The history ConfigMap and status are tenant-writable: values of the wrong shape make no series,

@@ -26,7 +26,7 @@ import (
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/runner/bench"

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/runner/bench"
 	"github.com/kvbench/kvbench-operator/runner/engine"

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/runner/bench"
 	"github.com/kvbench/kvbench-operator/runner/dbbench"
 	"github.com/kvbench/kvbench-operator/runner/hist"

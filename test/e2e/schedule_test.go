@@ -20,7 +20,7 @@ import (
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
 	"github.com/kvbench/kvbench-operator/controllers/schedule"
-	"github.com/kvbench/kvbench-operator/controllers/schedule/history"
+	"github.com/kvbench/kvbench-operator/history"
 )
 
 // KVBenchmarkSchedules on the real cluster: the short one runs in the main suite, the long one
@@ -72,7 +72,7 @@ func scheduleShort(ns string) {
 		GinkgoWriter.Print(run(plugin, "trigger", s.Name, "-n", ns))
 		Eventually(func(g Gomega) {
 			cur := getSchedule(ns, s.Name)
-			g.Expect(cur.Status.LastTrigger).To(Equal(cur.Annotations[schedule.AnnotationTrigger]))
+			g.Expect(cur.Status.LastTrigger).To(Equal(cur.Annotations[kvv1.AnnotationTrigger]))
 		}, 30*time.Second).Should(Succeed())
 	}
 	causes := map[kvv1.RunCause]int{}

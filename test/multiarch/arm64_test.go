@@ -22,7 +22,7 @@ import (
 	"time"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/hack/imagebuild/oci"
 	"github.com/kvbench/kvbench-operator/runner/dbbench"
 )

@@ -799,7 +799,7 @@ func jobsByBenchmark(ctx context.Context, c client.Client, seen map[string]bool,
 	}
 	var counted []string
 	for _, j := range jobs.Items {
-		if name := j.Labels[render.LabelBenchmark]; name != "" {
+		if name := j.Labels[kvv1.LabelBenchmark]; name != "" {
 			seen[j.Namespace+"/"+name] = true
 		}
 		if j.DeletionTimestamp == nil && !jobFinished(&j) && !ended[j.UID] {

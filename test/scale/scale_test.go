@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/archive"
+	"github.com/kvbench/kvbench-operator/archive"
 )
 
 // The simulated termination message is what the operator accepts from a runner.

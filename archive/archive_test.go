@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/render"
 )
 
 func TestReadLog(t *testing.T) {
@@ -80,7 +79,7 @@ func benchmark() *api.KVBenchmark {
 // realResult is a runner's full result from report/testdata (a real run: phases, intervals).
 func realResult(t *testing.T) *api.Result {
 	t.Helper()
-	data, err := os.ReadFile("../../report/testdata/baseline-rocksdb.result.json")
+	data, err := os.ReadFile("../report/testdata/baseline-rocksdb.result.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +105,7 @@ func TestConfigMapRoundTrip(t *testing.T) {
 	if cm.Name != "kvb-b-rocksdb-1a2b3c-result" || cm.Namespace != "ns" {
 		t.Errorf("name %s/%s", cm.Namespace, cm.Name)
 	}
-	if cm.Labels[render.LabelBenchmark] != "b" || cm.Labels[render.LabelRun] != "rocksdb" || cm.Labels[render.LabelManagedBy] != render.ManagerName {
+	if cm.Labels[api.LabelBenchmark] != "b" || cm.Labels[api.LabelRun] != "rocksdb" || cm.Labels[api.LabelManagedBy] != api.ManagerName {
 		t.Errorf("labels %v", cm.Labels)
 	}
 	if ref := metav1.GetControllerOf(cm); ref == nil || ref.UID != "uid-1" || ref.Kind != "KVBenchmark" {
@@ -293,7 +292,7 @@ func gz(t *testing.T, s string) []byte {
 // BenchmarkDecode: the bounded decoder against plain json.Unmarshal on a real result (seed 002 at
 // 10 GiB, 96 KB with engine dumps): go test ./controllers/archive -run '^$' -bench Decode.
 func BenchmarkDecode(b *testing.B) {
-	data, err := os.ReadFile("../../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
+	data, err := os.ReadFile("../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -321,7 +320,7 @@ func BenchmarkDecode(b *testing.B) {
 // summaries) against decoding the same lines in full, and against json.Unmarshal of each line
 // into a summary: go test ./controllers/archive -run '^$' -bench ReadLog.
 func BenchmarkReadLogSummaries(b *testing.B) {
-	data, err := os.ReadFile("../../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
+	data, err := os.ReadFile("../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
 	if err != nil {
 		b.Fatal(err)
 	}

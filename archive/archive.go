@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers/render"
 )
 
 const (
@@ -83,9 +82,9 @@ func ConfigMap(b *api.KVBenchmark, runName, jobName string, res *api.Result) (cm
 			Name:      Name(jobName),
 			Namespace: b.Namespace,
 			Labels: map[string]string{
-				render.LabelManagedBy: render.ManagerName,
-				render.LabelBenchmark: b.Name,
-				render.LabelRun:       render.RunLabelValue(runName, jobName),
+				api.LabelManagedBy: api.ManagerName,
+				api.LabelBenchmark: b.Name,
+				api.LabelRun:       api.RunLabelValue(runName, jobName),
 			},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(b, api.GroupVersion.WithKind("KVBenchmark"))},
 		},
