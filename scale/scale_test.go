@@ -149,7 +149,7 @@ func TestBenchmarkErrors(t *testing.T) {
 		t   Target
 		err string
 	}{
-		"no target":   {seed002(), Target{}, "give a dataset size, a key count or a medium"},
+		"no target":   {seed002(), Target{}, "give a dataset size, a key count, a medium or a thread scale"},
 		"two targets": {seed002(), Target{Size: q("1Gi"), Num: ptr.To[int64](5)}, "at most one of a dataset size and a key count"},
 		"too small":   {seed002(), Target{Size: q("10")}, "at least one key"},
 		"no dataset": {func() *kvv1.KVBenchmark { b := seed002(); b.Spec.Dataset.Size = nil; return b }(),

@@ -556,13 +556,14 @@ type KVBenchmarkStatus struct {
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.phaseProgress`,description="measured phases finished / planned, over all runs"
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`,description="why nothing runs (a waiting run's reason) or why it failed"
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`,description="Regressed / NoRegression against spec.baseline, Noisy or StateDrift over the repeats"
-// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline.label`,description="the last measured phase of the last engine, with its engine, workload and threads"
+// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline.label`,description="the last measured point of the last engine, with its engine, workload and threads: the median of its repeats when repeated"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes`,priority=1
 // +kubebuilder:printcolumn:name="Ops/s",type=integer,JSONPath=`.status.headline.opsPerSec`,priority=1
 // +kubebuilder:printcolumn:name="P99(us)",type=number,JSONPath=`.status.headline.p99Micros`,priority=1
 // +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,priority=1
 // +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.resources.memory`,priority=1
+// +kubebuilder:printcolumn:name="CPU",type=string,JSONPath=`.spec.resources.cpu`,priority=1
 // +kubebuilder:printcolumn:name="Cache",type=string,JSONPath=`.spec.cacheMode`,priority=1
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name must be at most 50 characters (it prefixes Job names and label values)"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.baseline) || !has(self.spec.baseline.name) || self.spec.baseline.name != self.metadata.name",message="spec.baseline.name must name another KVBenchmark, not this one"

@@ -203,8 +203,9 @@ type SkippedRun struct {
 type ScheduleHistoryStatus struct {
 	// ConfigMap holding the history (gzip-compressed JSON under history.json.gz), owned by the schedule.
 	ConfigMap string `json:"configMap,omitempty"`
-	// Runs and Series kept, and the compressed size in bytes.
-	Runs   int32 `json:"runs,omitempty"`
+	// Runs and Series kept, and the compressed size in bytes. Runs is written as 0 before the
+	// first run (the RUNS column is not blank).
+	Runs   int32 `json:"runs"`
 	Series int32 `json:"series,omitempty"`
 	Bytes  int32 `json:"bytes,omitempty"`
 	// LastRecorded is the newest run in the history, LastRecordedTime its scheduled time: runs
@@ -341,6 +342,7 @@ type KVBenchmarkScheduleStatus struct {
 // +kubebuilder:printcolumn:name="Runs",type=integer,JSONPath=`.status.history.runs`
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Next",type=date,JSONPath=`.status.nextScheduleTime`,priority=1
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 40",message="metadata.name must be at most 40 characters (runs are named <schedule>-<suffix of up to 10 characters>, at most 50)"
 type KVBenchmarkSchedule struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,18 +56,47 @@ func TestScaleMedium(t *testing.T) {
 	}
 }
 
+// Issue 34: seed 004's 45-150 threads scale with --thread-scale (each count once), and the output
+// holds no empty objects (cleanup: {}, placement: {}) and durations as written (24h, not 24h0m0s).
+func TestScaleThreadsAndTidyOutput(t *testing.T) {
+	out := mustRun(t, "scale", "-f", "../../examples/seed-004-ycsb-pegasus.yaml", "--dataset-size=256Mi", "--thread-scale=0.02")
+	for _, bad := range []string{"{}", "0m0s", "0s\n"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the output holds %q:\n%s", bad, out)
+		}
+	}
+	contains(t, out, "deadline: 24h\n")
+	for _, d := range strings.Split(strings.TrimPrefix(out, "---\n"), "\n---\n") {
+		var b api.KVBenchmark
+		if err := yaml.UnmarshalStrict([]byte(d), &b); err != nil {
+			t.Fatalf("%v in\n%s", err, d)
+		}
+		// 45 x 0.02 = 0.9 -> 1; 60 -> 1; 90 -> 2; 150 -> 3.
+		want := map[string][]int32{"seed-004-320b": {1, 1, 2}, "seed-004-1kb": {1, 1, 1, 3}}[b.Name]
+		var got []int32
+		for _, w := range b.Spec.Workloads {
+			got = append(got, w.Threads...)
+		}
+		if !slices.Equal(got, want) || !slices.Equal(b.Spec.Threads, []int32{1}) || !api.MemoryFits(&b.Spec) {
+			t.Errorf("%s: workload threads %v, spec threads %v; want %v and [1]", b.Name, got, b.Spec.Threads, want)
+		}
+	}
+}
+
 func TestScaleErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml"}, "scale needs --dataset-size, --num or --medium"},
+		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml"}, "scale needs --dataset-size, --num, --medium or --thread-scale"},
 		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--medium=floppy"}, `unknown --medium "floppy" (one of tmpfs, localNVMe, persistentVolume)`},
 		{[]string{"scale", "-f", "../../examples/seed-003-rocksdb-on-flash.yaml", "--medium=persistentVolume"}, "medium persistentVolume needs a storage class (--storage-class)"},
 		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=5", "--dataset-size=1Gi"}, "scale takes one of --dataset-size and --num, not both"},
 		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--dataset-size=big"}, `"big" is not a positive quantity`},
 		{[]string{"scale", "-f", "../../examples/seed-001-db-bench-basics.yaml", "--num=-3"}, "--num must be positive"},
 		{[]string{"scale", "--num=5"}, "needs -f FILE"},
+		{[]string{"scale", "-f", "../../examples/seed-004-ycsb-pegasus.yaml", "--thread-scale=0"}, "--thread-scale must be a positive number"},
+		{[]string{"scale", "-f", "../../examples/seed-004-ycsb-pegasus.yaml", "--thread-scale=-1"}, "--thread-scale must be a positive number"},
 		{[]string{"scale", "-f", "missing.yaml", "--num=5"}, "missing.yaml"},
 	} {
 		out, errOut, code := kvbench(t, c.args...)

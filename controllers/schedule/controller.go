@@ -101,6 +101,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	s.Status.Active = p.active(activeOf(children))
 	s.Status.ObservedGeneration = s.Generation
 	if err := r.writeStatus(ctx, &s, p.old); err != nil {
+		if apierrors.IsConflict(err) {
+			// Another writer was first (the user's kubectl annotate, a status write of an earlier
+			// pass still in the cache): read again at once; no "Reconciler error" (issue 34).
+			logf.FromContext(ctx).V(1).Info("status write conflict", "resourceVersion", s.ResourceVersion)
+			return ctrl.Result{Requeue: true}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	for _, e := range p.events {
