@@ -48,7 +48,7 @@ Installed from the cluster's registry $REGISTRY, as on any cluster:
           $RUNNER_JAVA_IMAGE
 
 The cluster stays up. To explore:
-  export KUBECONFIG=$KUBECONFIG PATH=$K8S_BIN:\$PATH
+  export KUBECONFIG=$KUBECONFIG PATH=$K8S_BIN:$(dirname "$HELM"):\$PATH
   kubectl -n $NS get kvb $name -o yaml
   curl -s $PROM/api/v1/query --data-urlencode 'query=kvbench_result_ops_per_second{benchmark="$name"}'
 Take it down:   make cluster-down     (keeps etcd data; 'make cluster-wipe' deletes all cluster state)
