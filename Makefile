@@ -41,11 +41,11 @@ manifests: ## Generate the CRD and RBAC manifests.
 
 .PHONY: runner
 runner: deps ## Build bin/kvbench-runner (cgo: RocksDB and LevelDB from Debian).
-	go build -o $(BIN)/kvbench-runner ./runner/cmd/kvbench-runner
+	go build -o $(BIN)/kvbench-runner ./cmd/kvbench-runner
 
 .PHONY: manager
 manager: ## Build bin/manager (the operator).
-	CGO_ENABLED=0 go build -o $(BIN)/manager .
+	CGO_ENABLED=0 go build -o $(BIN)/manager ./cmd/manager
 
 .PHONY: plugin
 plugin: ## Build bin/kubectl-kvbench (`kubectl kvbench`: report, compare, plot, save; see docs/report.md).

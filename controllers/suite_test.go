@@ -188,7 +188,7 @@ type operatorOpts struct {
 	intercept *interceptor.Funcs
 }
 
-// startOperator runs a manager like main.go does, with a fake clock and its own metrics registry.
+// startOperator runs a manager like cmd/manager does, with a fake clock and its own metrics registry.
 func startOperator(o operatorOpts) *operator {
 	if o.clock == nil {
 		o.clock = clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

@@ -60,7 +60,7 @@ func (r *KVBenchmarkReconciler) getUncached(ctx context.Context, cm *corev1.Conf
 	return &out, nil
 }
 
-// The metrics endpoint (main.go) authenticates scrapers with TokenReviews and authorizes them with
+// The metrics endpoint (cmd/manager) authenticates scrapers with TokenReviews and authorizes them with
 // SubjectAccessReviews.
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

@@ -9,7 +9,7 @@
 #                     driver. arm64: cross-compiled with gcc-aarch64-linux-gnu against Debian's arm64 packages,
 #                     unpacked into a cached sysroot (hack/arm64-sysroot.sh), db_bench and its libraries from there.
 #                     The runner writes only to /data, /tmp and /dev/termination-log: a read-only root filesystem works.
-#   kvbench-operator  /manager: CGO_ENABLED=0 go build . for each GOARCH, uid 65532.
+#   kvbench-operator  /manager: CGO_ENABLED=0 go build ./cmd/manager for each GOARCH, uid 65532.
 #   kvbench-runner-java  the Java runner (runner/java, engine rocksjava): /opt/java, a jlink runtime from Debian's
 #                     OpenJDK 17 (hack/java-jre.sh; arm64's from Debian's arm64 jmods), /opt/kvbench/lib the runner's
 #                     jars (hack/rocksjava-runner.sh --home: the runner, HdrHistogram, YCSB core, Jackson),
@@ -102,7 +102,7 @@ runner)
   debs=$(dpkg-query -W -f='${Package}=${Version}\n' "${PKGS[@]}" 2>/dev/null) || { log "missing Debian packages; run make deps"; exit 1; }
   SYSROOT=""
   case " $ARCHS " in *" arm64 "*) [ "$HOSTARCH" = arm64 ] || SYSROOT=$("$HERE/arm64-sysroot.sh") ;; esac
-  key=$( { inputs ./runner/cmd/kvbench-runner; echo "$debs"; [ -z "$SYSROOT" ] || cat "$SYSROOT/.debs"; } | sha256sum | cut -c1-16)
+  key=$( { inputs ./cmd/kvbench-runner; echo "$debs"; [ -z "$SYSROOT" ] || cat "$SYSROOT/.debs"; } | sha256sum | cut -c1-16)
   if fresh runner "$key"; then log "runner image up to date ($key): $(cat "$OUT/runner.digests")"; else
     t=$(date +%s)
     files=()
@@ -121,7 +121,7 @@ runner)
         CGO_LDFLAGS="${libdir[*]} -lrocksdb -lleveldb -lsnappy -llz4 -lzstd -lz -lbz2 -lgflags -lstdc++ -lm -lpthread -ldl" \
         nice -n 19 go build -trimpath -buildvcs=false -tags osusergo,netgo \
         -ldflags "-s -w -linkmode external -extldflags '-static' -X github.com/kvbench/kvbench-operator/runner/bench.BuildRevision=inputs:$key" \
-        -o "$bin" ./runner/cmd/kvbench-runner
+        -o "$bin" ./cmd/kvbench-runner
       if readelf -d "$bin" 2>/dev/null | grep -q NEEDED || readelf -l "$bin" | grep -q 'program interpreter'; then
         log "$arch kvbench-runner is not static"; exit 1
       fi
@@ -133,12 +133,12 @@ runner)
     log "runner image built in $(( $(date +%s) - t ))s"
   fi ;;
 operator)
-  key=$(inputs .)
+  key=$(inputs ./cmd/manager)
   if fresh operator "$key"; then log "operator image up to date ($key): $(cat "$OUT/operator.digests")"; else
     t=$(date +%s)
     files=()
     for arch in $ARCHS; do
-      CGO_ENABLED=0 GOOS=linux GOARCH=$arch nice -n 19 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$OUT/build/operator/$arch/manager" .
+      CGO_ENABLED=0 GOOS=linux GOARCH=$arch nice -n 19 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$OUT/build/operator/$arch/manager" ./cmd/manager
       files+=("$arch $OUT/build/operator/$arch/manager /manager")
     done
     printf '%s\n' "${files[@]}" | pack operator kvbench-operator /manager "$key"

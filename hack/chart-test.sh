@@ -8,7 +8,7 @@
 #     monitoring.labels (kube-prometheus-stack's release label) lands on both monitors
 #   - ServiceMonitor/PodMonitor only when monitoring.coreos.com/v1 is served, or when forced
 #   - values.schema.json rejects bad values (image tag latest, maxConcurrentRuns 0, unknown keys)
-#   - the Deployment's flags exist in main.go (once main.go exists), the image and args come from values
+#   - the Deployment's flags exist in cmd/manager/main.go, the image and args come from values
 #   - every rendered manifest parses, carries the chart labels, and the RBAC has no wildcards
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,7 +83,7 @@ got=$(imgs --set image.repository=reg:5000/op --set image.tag=v2 --set image.dig
 got=$(imgs)
 [ "$got" = "localhost/kvbench-operator:v0.1.0 --runner-image=localhost/kvbench-runner:v0.1.0 --java-runner-image=localhost/kvbench-runner-java:v0.1.0" ] && ok "default images are v<appVersion> tags" || bad "default images: $got"
 
-# Runner pull secrets and service account: chart values -> operator flags (main.go defines them: see below).
+# Runner pull secrets and service account: chart values -> operator flags (cmd/manager/main.go defines them: see below).
 args=$(render --set 'runner.imagePullSecrets={regcred,mirror}' --set runner.serviceAccountName=kvbench-runner)
 # (here-strings, not echo | grep -q: under pipefail grep's early exit would fail the pipe with SIGPIPE)
 grep -qx -- '            - --runner-image-pull-secrets=regcred,mirror' <<<"$args" && grep -qx -- '            - --runner-service-account=kvbench-runner' <<<"$args" \
@@ -100,7 +100,7 @@ sm, pm = docs["ServiceMonitor"], docs["PodMonitor"]
 ok = sm["metadata"]["labels"].get("release") == "kube-prometheus-stack" == pm["metadata"]["labels"].get("release")
 ok = ok and sm["metadata"]["labels"].get("team") == "a" and pm["metadata"]["labels"].get("team") == "b"
 ok = ok and all(e.get("honorLabels") is True for e in sm["spec"]["endpoints"])
-# the operator's own series and the results, each on its path (main.go: ResultsPath)
+# the operator's own series and the results, each on its path (cmd/manager/main.go: ResultsPath)
 ok = ok and [e["path"] for e in sm["spec"]["endpoints"]] == ["/metrics", "/metrics/results"]
 sys.exit(0 if ok else 1)
 PY
@@ -125,7 +125,7 @@ for bad_vals in "image.digest=sha256:abc" "runner.digest=latest" "runner.tag=lat
   if render --set "$bad_vals" >/dev/null 2>&1; then bad "schema accepted $bad_vals"; else ok "schema rejects $bad_vals"; fi
 done
 
-# the Deployment: image, flags, security context, and flags that main.go defines
+# the Deployment: image, flags, security context, and flags that cmd/manager/main.go defines
 out=$(render --set image.tag=v1.2.3 --set runner.tag=v1.2.3 --set operator.maxConcurrentRuns=3 \
   --set 'runner.imagePullSecrets={regcred}' --set runner.serviceAccountName=kvbench-runner)
 rendered=$(mktemp); echo "$out" >"$rendered"
@@ -157,13 +157,13 @@ sc = c["securityContext"]
 if not (sc.get("readOnlyRootFilesystem") and sc.get("allowPrivilegeEscalation") is False and sc["capabilities"]["drop"] == ["ALL"]):
     errs.append("container securityContext not restricted")
 if not dep["spec"]["template"]["spec"]["securityContext"].get("runAsNonRoot"): errs.append("runAsNonRoot missing")
-main = os.path.join(root, "main.go")
+main = os.path.join(root, "cmd", "manager", "main.go")
 if os.path.exists(main):
     src = open(main).read()
     for k in args:
-        if not re.search(r'"%s"' % re.escape(k), src): errs.append(f"main.go defines no flag {k!r}")
+        if not re.search(r'"%s"' % re.escape(k), src): errs.append(f"cmd/manager/main.go defines no flag {k!r}")
 else:
-    print("  (main.go not there yet: flag names not checked against it)")
+    print("  (cmd/manager/main.go not there yet: flag names not checked against it)")
 for e in errs: print("  " + e)
 sys.exit(1 if errs else 0)
 PY

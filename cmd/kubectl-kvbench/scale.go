@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/scale"
+	"github.com/kvbench/kvbench-operator/cmd/kubectl-kvbench/scale"
 )
 
 func scaleCmd(o *options) *cobra.Command {

@@ -435,7 +435,7 @@ var _ = Describe("KVBenchmarkSchedule", func() {
 	})
 })
 
-// The wiring main.go uses: the manager's cached client, the watch on owned KVBenchmarks (a run's
+// The wiring cmd/manager uses: the manager's cached client, the watch on owned KVBenchmarks (a run's
 // status change reconciles its schedule) and the real clock.
 var _ = Describe("KVBenchmarkSchedule in a manager", func() {
 	It("creates the first run and records it when it finishes", func(ctx context.Context) {

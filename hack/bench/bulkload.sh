@@ -13,7 +13,7 @@
 # Usage: hack/bench/bulkload.sh [-h]
 #   DIR=/var/tmp   parent directory on the disk under test (a kvb-bulk.XXXXXX dir is made and removed)
 #   SIZE=1Gi       dataset size (--dataset_size); N = SIZE / (16 + 100) keys
-#   RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
+#   RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
 #   SKIP="..."     space-separated steps to skip (bulk load-fill fillrandom dd)
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; exit 0; fi
@@ -23,7 +23,7 @@ SIZE=${SIZE:-1Gi}
 SKIP=${SKIP:-}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./runner/cmd/kvbench-runner
+  go build -o "$RUNNER" ./cmd/kvbench-runner
 fi
 w=$(mktemp -d "$DIR/kvb-bulk.XXXXXX")
 src=""

@@ -19,7 +19,7 @@
 #     NUM=1000000   keys
 #     DIR=/var/tmp  parent directory (a disk, so that du counts real blocks); a fresh
 #                   kvb-stats.XXXXXX directory is made there and removed at exit
-#     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
+#     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
 #     DBBENCH=/usr/bin/db_bench
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0; fi
@@ -29,7 +29,7 @@ DIR=${DIR:-/var/tmp}
 DBBENCH=${DBBENCH:-/usr/bin/db_bench}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./runner/cmd/kvbench-runner
+  go build -o "$RUNNER" ./cmd/kvbench-runner
 fi
 command -v jq >/dev/null || { echo "stats-vs-dbbench: needs jq" >&2; exit 2; }
 W=$(mktemp -d "$DIR/kvb-stats.XXXXXX")

@@ -23,7 +23,7 @@
 #     RAW=file           also keep every single measurement there
 #                        (dir bench threads rep tool ops load1), load1 the 1-minute load average
 #                        when the measurement ended
-#     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
+#     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
 #     DBBENCH=/usr/bin/db_bench
 #
 # Fairness: before measuring, both tools create a small database and their OPTIONS-* files are
@@ -45,7 +45,7 @@ HISTOGRAM=${HISTOGRAM:-0}
 DBBENCH=${DBBENCH:-/usr/bin/db_bench}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./runner/cmd/kvbench-runner
+  go build -o "$RUNNER" ./cmd/kvbench-runner
 fi
 # --seed: the base database is filled with seed 1 and every measured run uses seed 2. With one
 # seed for both, db_bench's reader threads would replay its filler's key sequence and find every

@@ -17,7 +17,7 @@
 #     COMPRESSION=snappy --compression_type (none, snappy, lz4, zstd: rocksdbjni's bundled snappy is
 #                        built unoptimized, its lz4 and zstd are not; docs/benchmarks.md)
 #     RAW=file           also keep every single measurement there (case rep tool ops load1)
-#     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
+#     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
 #     DBBENCH=/usr/bin/db_bench
 #     JAVA_OPTS=""       extra JVM flags for the RocksJava runner
 #     MODE=ops           ops: the ops/sec table. cpu: CPU time per operation instead, which a loaded
@@ -49,7 +49,7 @@ JAVA_OPTS=${JAVA_OPTS:-}
 MODE=${MODE:-ops}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./runner/cmd/kvbench-runner
+  go build -o "$RUNNER" ./cmd/kvbench-runner
 fi
 JAVACP=$(hack/rocksjava-runner.sh)
 COMMON=(--key_size=16 --value_size="$VALUE_SIZE" --compression_type="$COMPRESSION" --compression_ratio=0.5

@@ -10,7 +10,7 @@
 #     OPS=300000    transactions per thread          THREADS=1
 #     LETTERS="A C" YCSB workloads                   REPS=2   rounds
 #     DIR=/dev/shm  parent of the databases (removed at exit)
-#     RUNNER=bin/kvbench-runner (built from ./runner/cmd/kvbench-runner when it is the default)
+#     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
 #     JAVA_OPTS=""  extra JVM flags for the RocksJava runner
 # Each line: letter, runner, round, ops/s of the ycsb phase, its Java heap bytes/op note (java), the
 # 1-minute load average when it ended.
@@ -25,7 +25,7 @@ REPS=${REPS:-2}
 DIR=${DIR:-/dev/shm}
 RUNNER=${RUNNER:-bin/kvbench-runner}
 JAVA_OPTS=${JAVA_OPTS:-}
-[ "$RUNNER" != bin/kvbench-runner ] || go build -o bin/kvbench-runner ./runner/cmd/kvbench-runner
+[ "$RUNNER" != bin/kvbench-runner ] || go build -o bin/kvbench-runner ./cmd/kvbench-runner
 CP=$(hack/rocksjava-runner.sh)
 w=$(mktemp -d "$DIR/kvb-ycsbj.XXXXXX")
 trap 'rm -rf "$w"' EXIT

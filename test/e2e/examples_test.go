@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/scale"
+	"github.com/kvbench/kvbench-operator/cmd/kubectl-kvbench/scale"
 	"github.com/kvbench/kvbench-operator/test/examples"
 )
 

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/kvbench/kvbench-operator/scale"
+	"github.com/kvbench/kvbench-operator/cmd/kubectl-kvbench/scale"
 )
 
 // Scale is each example file's one size field in the e2e suite, set so that every example finishes

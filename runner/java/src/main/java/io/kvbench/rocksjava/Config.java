@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The run as db_bench-style flags: the Go runner's names and defaults (runner/cmd/kvbench-runner/benchcmd.go)
+ * The run as db_bench-style flags: the Go runner's names and defaults (cmd/kvbench-runner/benchcmd.go)
  * for what this runner does. A flag of the Go runner this runner does not do is refused by name, an
  * unknown flag as unknown: never silently ignored.
  */
