@@ -100,7 +100,7 @@ test-ycsb-full: deps ## The runner's YCSB against YCSB core 0.17.0 at 1M records
 # a count, not a duration, because Go 1.26's coordinator can fail a target with "context deadline
 # exceeded" when a duration ends while a worker is mid-input (golang/go#75804, fixed in Go 1.27;
 # CI hit it once). FUZZTIME=4m overrides every count with a duration.
-FUZZ_TARGETS = ./controllers:FuzzParseSummary:24000 ./archive:FuzzReadLog:120000 ./archive:FuzzDecompress:100000 \
+FUZZ_TARGETS = ./controllers/kvbenchmark:FuzzParseSummary:24000 ./archive:FuzzReadLog:120000 ./archive:FuzzDecompress:100000 \
 	./controllers/metrics:FuzzGather:32000 ./cmd/kubectl-kvbench:FuzzDecode:28000 ./runner/dbbench:FuzzParse:140000 \
 	./controllers/schedule:FuzzHistory:20000
 FUZZTIME ?=

@@ -290,7 +290,7 @@ func gz(t *testing.T, s string) []byte {
 }
 
 // BenchmarkDecode: the bounded decoder against plain json.Unmarshal on a real result (seed 002 at
-// 10 GiB, 96 KB with engine dumps): go test ./controllers/archive -run '^$' -bench Decode.
+// 10 GiB, 96 KB with engine dumps): go test ./archive -run '^$' -bench Decode.
 func BenchmarkDecode(b *testing.B) {
 	data, err := os.ReadFile("../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
 	if err != nil {
@@ -318,7 +318,7 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkReadLogSummaries: the periodic read of a running runner's log (its phase lines'
 // summaries) against decoding the same lines in full, and against json.Unmarshal of each line
-// into a summary: go test ./controllers/archive -run '^$' -bench ReadLog.
+// into a summary: go test ./archive -run '^$' -bench ReadLog.
 func BenchmarkReadLogSummaries(b *testing.B) {
 	data, err := os.ReadFile("../docs/reproductions/seed-002-10gi-evidence/seed-002-tuned-rocksdb.result.json")
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
-	"github.com/kvbench/kvbench-operator/controllers"
+	"github.com/kvbench/kvbench-operator/controllers/kvbenchmark"
 	"github.com/kvbench/kvbench-operator/controllers/metrics"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/controllers/schedule"
@@ -53,7 +53,7 @@ func main() {
 type options struct {
 	metricsAddr, probeAddr, pprofAddr, leaderElectionNamespace string
 	leaderElect, metricsSecure                                 bool
-	config                                                     controllers.Config
+	config                                                     kvbenchmark.Config
 }
 
 func parseFlags(fs *flag.FlagSet, args []string) (options, *zap.Options, error) {
@@ -157,7 +157,7 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 		LeaderElectionNamespace: o.leaderElectionNamespace,
 		// Release the lease on shutdown so a new replica takes over at once.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         controllers.CacheOptions(),
+		Cache:                         kvbenchmark.CacheOptions(),
 	})
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
@@ -170,15 +170,15 @@ func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if err != nil {
 		return err
 	}
-	if err := (&controllers.KVBenchmarkReconciler{
+	if err := (&kvbenchmark.KVBenchmarkReconciler{
 		Client:    mgr.GetClient(),
 		Recorder:  mgr.GetEventRecorderFor("kvbench-operator"),
 		Clock:     clock.RealClock{},
 		Metrics:   collector,
 		Config:    o.config,
-		Logs:      controllers.ClientsetLogs(logClients),
+		Logs:      kvbenchmark.ClientsetLogs(logClients),
 		APIReader: mgr.GetAPIReader(),
-		Nodes:     controllers.ClientsetNodes(clientset),
+		Nodes:     kvbenchmark.ClientsetNodes(clientset),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up controller: %w", err)
 	}
