@@ -74,7 +74,7 @@ var _ = Describe("kubectl get kvb columns", func() {
 			}
 		}
 		Expect(defaults).To(Equal([]string{"Name", "Engines", "Dataset", "Medium", "Phase", "Progress", "Reason", "Verdict", "Result", "Age"}))
-		Expect(wide).To(Equal([]string{"Nodes", "Ops/s", "P99(us)", "Runs", "Memory", "Cache"}))
+		Expect(wide).To(Equal([]string{"Nodes", "Ops/s", "P99(us)", "Runs", "Memory", "CPU", "Cache"}))
 		Expect(cells).To(HaveKeyWithValue("Engines", "rocksdb,pebble"))
 		Expect(cells).To(HaveKeyWithValue("Dataset", "100Mi"))
 		Expect(cells).To(HaveKeyWithValue("Medium", "tmpfs"))

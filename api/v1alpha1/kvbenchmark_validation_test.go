@@ -73,6 +73,8 @@ var _ = Describe("KVBenchmark validation", func() {
 		Entry("thread count 0", base().Threads(1, 0), "threads must be between 1 and 1024"),
 		Entry("thread count 1025", base().Threads(1025), "threads must be between 1 and 1024"),
 		Entry("duplicate thread counts", base().Threads(4, 4), "Duplicate value"),
+		Entry("duplicate thread counts in a workload (issue 30: ran the phase twice)",
+			base().Workloads(kvv1.WorkloadSpec{Name: kvv1.WorkloadReadRandom, Threads: []int32{2, 2}}), "Duplicate value"),
 		Entry("no thread counts", base().Threads(), "spec.threads"),
 		Entry("spread EachNode without maxNodes", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Placement.Spread = kvv1.SpreadEachNode }), "spread EachNode needs maxNodes"),
 		Entry("maxNodes without spread EachNode", base().EditSpec(func(s *kvv1.KVBenchmarkSpec) { s.Placement.MaxNodes = ptr.To[int32](3) }), "maxNodes applies to spread EachNode only"),

@@ -244,8 +244,10 @@ type WorkloadSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self) > duration('0s'))",message="workloads[].duration must be positive"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')",messageExpression="'workloads[].duration \"' + self + '\" is not a duration: write a number with a unit, e.g. 30s, 5m or 1h30m (units h, m, s, ms, us, ns; no spaces, no d)'"
 	Duration *metav1.Duration `json:"duration,omitempty"`
-	// Threads overrides the sweep for this phase (e.g. fills run single-threaded).
+	// Threads overrides the sweep for this phase (e.g. fills run single-threaded); a set, as
+	// spec.threads is (a count given twice ran the phase twice).
 	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
 	// +optional
 	Threads []int32 `json:"threads,omitempty"`
 	// WritesPerSecond is the writer's target rate for readwhilewriting (--benchmark_write_rate_limit as ops/s,

@@ -26,6 +26,9 @@ func TestBadInputExitsNonZero(t *testing.T) {
 		{"bench", "--db=" + db, "--num=0"},
 		{"bench", "--db=" + db, "--benchmarks=readrandom", "--use_existing_db=1"},
 		{"run", "--config-json={not json"},
+		// A thread count given twice ran its phase twice (issue 30).
+		{"run", `--config-json={"engine":{"name":"pebble"},"dataset":{"num":10},"threads":[1,1],"workloads":[{"name":"readrandom"}],"dbPath":"` + db + `"}`},
+		{"run", `--config-json={"engine":{"name":"pebble"},"dataset":{"num":10},"threads":[1],"workloads":[{"name":"readrandom","threads":[2,2]}],"dbPath":"` + db + `"}`},
 	} {
 		if code := run(args, io.Discard, io.Discard); code == 0 {
 			t.Errorf("%v: exit 0", args)

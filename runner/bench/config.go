@@ -5,6 +5,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -198,9 +199,12 @@ func Validate(cfg *api.RunnerConfig) error {
 	if cfg.Repeat < 0 || cfg.Repeat > 1000 {
 		return fmt.Errorf("repeat %d out of range [0, 1000]", cfg.Repeat)
 	}
-	for _, t := range cfg.Threads {
+	for i, t := range cfg.Threads {
 		if t < 1 || t > 1024 {
 			return fmt.Errorf("thread count %d out of range [1, 1024]", t)
+		}
+		if slices.Contains(cfg.Threads[:i], t) {
+			return fmt.Errorf("thread count %d is listed twice (each point would run twice)", t)
 		}
 	}
 	if cfg.Settle != nil && cfg.Settle.Timeout.Duration <= 0 {
@@ -218,9 +222,12 @@ func Validate(cfg *api.RunnerConfig) error {
 		if !validWorkloads[w.Name] {
 			return fmt.Errorf("unknown workload %q", w.Name)
 		}
-		for _, t := range w.Threads {
+		for j, t := range w.Threads {
 			if t < 1 || t > 1024 {
 				return fmt.Errorf("workload %s: thread count %d out of range [1, 1024]", w.Name, t)
+			}
+			if slices.Contains(w.Threads[:j], t) {
+				return fmt.Errorf("workload %s: thread count %d is listed twice (the phase would run twice)", w.Name, t)
 			}
 		}
 		if w.Num != nil && (*w.Num < 1 || *w.Num > maxKeys) {
