@@ -72,6 +72,7 @@ vet: deps
 .PHONY: verify
 verify: deps generate manifests fmt-check vet ## Regenerate code and manifests, fail on a diff; gofmt and go vet; no tracked file over 1 MiB or built binary.
 	hack/check-tracked.sh
+	go run ./hack/funclen -max 120 -known hack/funclen/known.txt
 	@git add -N . >/dev/null 2>&1 || true
 	@if ! git diff --exit-code --stat; then echo "verify: generated files are out of date: run 'make generate manifests' and commit"; exit 1; fi
 

@@ -70,19 +70,10 @@ func observeRun(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []cor
 }
 
 func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods []corev1.Pod, logged *logSnapshot, now time.Time, lim limits) (kvv1.RunStatus, observation) {
-	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
-	if prev != nil {
-		if prev.Phase == kvv1.RunSucceeded || prev.Phase == kvv1.RunFailed {
-			return *prev.DeepCopy(), observation{}
-		}
-		// What a running run already reported stays, whatever happens to its pod.
-		st.StartTime = prev.StartTime.DeepCopy()
-		if prev.NodeName != "" {
-			st.NodeName = prev.NodeName
-		}
-		st.EngineVersion, st.Dataset, st.Load = prev.EngineVersion, prev.Dataset.DeepCopy(), prev.Load.DeepCopy()
-		st.Results, st.Truncated = clonePhases(prev.Results), prev.Truncated
+	if prev != nil && terminal(prev) {
+		return *prev.DeepCopy(), observation{}
 	}
+	st := carried(run, prev)
 	if job == nil {
 		if prev != nil && prev.Phase == kvv1.RunRunning {
 			// Never silently re-run a started benchmark: the numbers would mix two runs.
@@ -98,28 +89,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		st.NodeName = render.PinnedNode(&job.Spec.Template.Spec)
 	}
 	pod := newestPod(pods)
-	var term *corev1.ContainerStateTerminated
-	var waiting *corev1.ContainerStateWaiting
-	var running *corev1.ContainerStateRunning
-	if pod != nil {
-		if pod.Spec.NodeName != "" { // else the planned (pinned) node, if any
-			st.NodeName = pod.Spec.NodeName
-		}
-		if cs := runnerStatus(pod); cs != nil {
-			term, waiting, running = cs.State.Terminated, cs.State.Waiting, cs.State.Running
-			if term == nil && cs.LastTerminationState.Terminated != nil {
-				term = cs.LastTerminationState.Terminated
-			}
-		}
-		switch {
-		case running != nil:
-			st.StartTime = timePtr(running.StartedAt)
-		case term != nil && !term.StartedAt.IsZero():
-			st.StartTime = timePtr(term.StartedAt)
-		case st.StartTime == nil && pod.Status.StartTime != nil:
-			st.StartTime = pod.Status.StartTime.DeepCopy()
-		}
-	}
+	term, waiting, running := podState(&st, pod)
 	summary, summaryErr := parseSummary(term)
 	refused := refuseImplausible(summary)
 	mergeResults(&st, summary, logged)
@@ -132,17 +102,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 	podFailed := pod != nil && pod.Status.Phase == corev1.PodFailed
 	podSucceeded := pod != nil && pod.Status.Phase == corev1.PodSucceeded
 	ended := podEnded(pod, now)
-	// Over the limits once is over the limits for good: a read found it (logged.Over stays in the
-	// reader), an earlier pass recorded it (an operator restarted since), or the summary holds it.
-	over := ""
-	switch {
-	case logged != nil && logged.Over != nil:
-		over = logged.Over.Error()
-	case prev != nil && prev.Reason == kvv1.ReasonResultOverLimits:
-		over = prev.Message
-	case refused != "":
-		over = refused
-	}
+	over := overLimits(prev, logged, refused)
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
 		switch {
@@ -187,15 +147,8 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		// The runner exited 0: with one completion and no retries the Job can only complete too,
 		// so the run is decided now, not when the Job controller gets to mark it (the next engine
 		// of a comparison starts at once).
-		if summary == nil {
-			return finish(kvv1.RunFailed, kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: "+errText(summaryErr))
-		}
-		if summary.Error != "" {
-			return finish(kvv1.RunFailed, kvv1.ReasonRunnerError, summary.Error)
-		}
-		if missed := logged.missed(); missed != "" {
-			return finish(kvv1.RunFailed, kvv1.ReasonResultIncomplete, fmt.Sprintf("the runner exited 0, but %s; %d phase(s) known from its summary "+
-				"and earlier reads are kept (docs/operator.md#run-failure-reasons)", missed, len(st.Results)))
+		if reason, msg := exitedZero(summary, summaryErr, logged, len(st.Results)); reason != "" {
+			return finish(kvv1.RunFailed, reason, msg)
 		}
 		return finish(kvv1.RunSucceeded, "", "")
 	case failed || podFailed:
@@ -204,15 +157,8 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 	}
 
 	// The Job is active.
-	if waiting != nil && (imageWaitingReasons[waiting.Reason] || waiting.Reason == kvv1.ReasonContainerConfig) {
-		// Often a typo (fail soon, with the kubelet's words), sometimes a registry or Secret that
-		// is about to appear (wait a little).
-		reason := kvv1.ReasonImagePull
-		if waiting.Reason == kvv1.ReasonContainerConfig {
-			reason = kvv1.ReasonContainerConfig
-		}
-		msg := fmt.Sprintf("%s: %s", waiting.Reason, waiting.Message)
-		if wait := startedWaiting(pod, job).Add(lim.startFailure).Sub(now); wait > 0 {
+	if reason, msg, wait := startFailure(waiting, pod, job, now, lim); reason != "" {
+		if wait > 0 {
 			st.Reason, st.Message = reason, truncate(msg)
 			return st, observation{requeueAfter: wait}
 		}
@@ -237,6 +183,94 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		st.Reason, st.Message = overReason(over) // recorded now, so that a restarted operator knows
 	}
 	return st, observation{}
+}
+
+// startFailure says why the runner container cannot start, and how long it may still wait ("" when
+// it is not waiting for an image or its config): often a typo (fail soon, with the kubelet's
+// words), sometimes a registry or Secret that is about to appear (wait a little).
+func startFailure(waiting *corev1.ContainerStateWaiting, pod *corev1.Pod, job *batchv1.Job, now time.Time, lim limits) (string, string, time.Duration) {
+	if waiting == nil || !imageWaitingReasons[waiting.Reason] && waiting.Reason != kvv1.ReasonContainerConfig {
+		return "", "", 0
+	}
+	reason := kvv1.ReasonImagePull
+	if waiting.Reason == kvv1.ReasonContainerConfig {
+		reason = kvv1.ReasonContainerConfig
+	}
+	return reason, fmt.Sprintf("%s: %s", waiting.Reason, waiting.Message), startedWaiting(pod, job).Add(lim.startFailure).Sub(now)
+}
+
+// carried is the status a pass starts from: what a running run already reported stays, whatever
+// happens to its pod.
+func carried(run plan.Run, prev *kvv1.RunStatus) kvv1.RunStatus {
+	st := kvv1.RunStatus{Name: run.Name, Engine: run.Engine.Name, JobName: run.JobName, Phase: kvv1.RunPending, NodeName: run.Node}
+	if prev == nil {
+		return st
+	}
+	st.StartTime = prev.StartTime.DeepCopy()
+	if prev.NodeName != "" {
+		st.NodeName = prev.NodeName
+	}
+	st.EngineVersion, st.Dataset, st.Load = prev.EngineVersion, prev.Dataset.DeepCopy(), prev.Load.DeepCopy()
+	st.Results, st.Truncated = clonePhases(prev.Results), prev.Truncated
+	return st
+}
+
+// podState sets st's node and start from the runner pod and returns its runner container's state
+// (a restarted container's last termination when it has none of its own).
+func podState(st *kvv1.RunStatus, pod *corev1.Pod) (*corev1.ContainerStateTerminated, *corev1.ContainerStateWaiting, *corev1.ContainerStateRunning) {
+	if pod == nil {
+		return nil, nil, nil
+	}
+	var term *corev1.ContainerStateTerminated
+	var waiting *corev1.ContainerStateWaiting
+	var running *corev1.ContainerStateRunning
+	if pod.Spec.NodeName != "" { // else the planned (pinned) node, if any
+		st.NodeName = pod.Spec.NodeName
+	}
+	if cs := runnerStatus(pod); cs != nil {
+		term, waiting, running = cs.State.Terminated, cs.State.Waiting, cs.State.Running
+		if term == nil && cs.LastTerminationState.Terminated != nil {
+			term = cs.LastTerminationState.Terminated
+		}
+	}
+	switch {
+	case running != nil:
+		st.StartTime = timePtr(running.StartedAt)
+	case term != nil && !term.StartedAt.IsZero():
+		st.StartTime = timePtr(term.StartedAt)
+	case st.StartTime == nil && pod.Status.StartTime != nil:
+		st.StartTime = pod.Status.StartTime.DeepCopy()
+	}
+	return term, waiting, running
+}
+
+// overLimits says why the run's output is over the limits ("" when it is not). Once is for good:
+// a read found it (logged.Over stays in the reader), an earlier pass recorded it (an operator
+// restarted since), or the summary holds it.
+func overLimits(prev *kvv1.RunStatus, logged *logSnapshot, refused string) string {
+	switch {
+	case logged != nil && logged.Over != nil:
+		return logged.Over.Error()
+	case prev != nil && prev.Reason == kvv1.ReasonResultOverLimits:
+		return prev.Message
+	}
+	return refused
+}
+
+// exitedZero decides a run whose runner exited 0 (within the limits): the failure reason and
+// message, or "" when it succeeded: a summary without an error, and the whole log read.
+func exitedZero(summary *kvv1.Summary, summaryErr error, logged *logSnapshot, known int) (string, string) {
+	switch {
+	case summary == nil:
+		return kvv1.ReasonResultMissing, "the runner exited 0 but left no result summary: " + errText(summaryErr)
+	case summary.Error != "":
+		return kvv1.ReasonRunnerError, summary.Error
+	}
+	if missed := logged.missed(); missed != "" {
+		return kvv1.ReasonResultIncomplete, fmt.Sprintf("the runner exited 0, but %s; %d phase(s) known from its summary "+
+			"and earlier reads are kept (docs/operator.md#run-failure-reasons)", missed, known)
+	}
+	return "", ""
 }
 
 // overReason is a running run's reason and message while its output is over the limits.
