@@ -89,3 +89,40 @@ var _ = Describe("kubectl get kvb columns", func() {
 		Expect(cells).To(HaveKeyWithValue("Runs", "1/2"))
 	})
 })
+
+// Issue 34: kvbs's RUNS was blank before the first run, and -o wide had no NEXT.
+var _ = Describe("kubectl get kvbs columns", func() {
+	It("show RUNS 0 before the first run, and NEXT with -o wide", func() {
+		ctx := context.Background()
+		s := sched("@hourly")
+		s.Name, s.Namespace = "columns", ns
+		Expect(k8s.Create(ctx, s)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, s))).To(Succeed()) })
+		next := metav1.Now()
+		s.Status = kvv1.KVBenchmarkScheduleStatus{NextScheduleTime: &next} // what the operator writes before the first run
+		Expect(k8s.Status().Update(ctx, s)).To(Succeed())
+
+		hc, err := rest.HTTPClientFor(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(testEnv.Config.Host, "/")+"/apis/kvbench.io/v1alpha1/namespaces/"+ns+"/kvbenchmarkschedules/columns", nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+		resp, err := hc.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+		var table metav1.Table
+		Expect(json.Unmarshal(body, &table)).To(Succeed())
+		cells, wide := map[string]any{}, []string{}
+		for i, c := range table.ColumnDefinitions {
+			cells[c.Name] = table.Rows[0].Cells[i]
+			if c.Priority > 0 {
+				wide = append(wide, c.Name)
+			}
+		}
+		Expect(cells).To(HaveKeyWithValue("Runs", BeNumerically("==", 0)))
+		Expect(wide).To(Equal([]string{"Next"}))
+		Expect(cells["Next"]).NotTo(BeNil())
+	})
+})
