@@ -204,7 +204,9 @@ type ScheduleHistoryStatus struct {
 	// ConfigMap holding the history (gzip-compressed JSON under history.json.gz), owned by the schedule.
 	ConfigMap string `json:"configMap,omitempty"`
 	// Runs and Series kept, and the compressed size in bytes. Runs is written as 0 before the
-	// first run (the RUNS column is not blank).
+	// first run (the RUNS column is not blank); optional in the schema, so that an older
+	// operator's status (without it) is still accepted.
+	// +optional
 	Runs   int32 `json:"runs"`
 	Series int32 `json:"series,omitempty"`
 	Bytes  int32 `json:"bytes,omitempty"`
