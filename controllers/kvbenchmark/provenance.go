@@ -37,6 +37,11 @@ func runProvenance(s *kvv1.Summary, pod *corev1.Pod) *kvv1.ProvenanceSummary {
 	if d := imageDigest(pod); d != "" {
 		p.ImageDigest = d
 	}
+	if p.Node == "" && pod != nil {
+		// The Java runner does not report its node; where the pod ran is the operator's to say
+		// for every engine alike (issue 34).
+		p.Node = pod.Spec.NodeName
+	}
 	return p
 }
 

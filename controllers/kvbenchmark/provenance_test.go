@@ -1,6 +1,8 @@
 package kvbenchmark
 
 import (
+	"testing"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,3 +139,16 @@ var _ = DescribeTable("imageDigest takes the sha256 part of any imageID form",
 	Entry("kind's locally loaded image", "import-2024-01-01@"+testDigest, testDigest),
 	Entry("none", "", ""),
 )
+
+// Issue 34: rocksjava's status provenance lacked the node that rocksdb's has.
+func TestRunProvenanceHasTheNodeForEveryEngine(t *testing.T) {
+	pod := &corev1.Pod{Spec: corev1.PodSpec{NodeName: "n1"}}
+	java := &kvv1.Summary{Engine: kvv1.EngineRocksJava, Provenance: &kvv1.ProvenanceSummary{}}
+	if p := runProvenance(java, pod); p == nil || p.Node != "n1" {
+		t.Fatalf("rocksjava's provenance: %+v, want node n1", p)
+	}
+	goRunner := &kvv1.Summary{Engine: kvv1.EngineRocksDB, Provenance: &kvv1.ProvenanceSummary{Node: "reported"}}
+	if p := runProvenance(goRunner, pod); p.Node != "reported" {
+		t.Fatalf("a reported node was replaced: %+v", p)
+	}
+}
