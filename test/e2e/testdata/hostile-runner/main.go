@@ -2,7 +2,8 @@
 // spec in hostile_test.go, which builds it (stdlib only, static) into an image. Given the runner's
 // arguments, it serves /metrics with more series than the chart's PodMonitor sampleLimit, logs a
 // flood of tiny phase lines, waits for the operator's periodic read, logs a result line with
-// duplicate pulse rounds, values of 1e308, overlong and odd names and a million phases of "{}",
+// duplicate pulse rounds, values of 1e308 (refused at decoding, issue 29), an overlong workload
+// and odd operation names on a phase with plausible numbers, and a million phases of "{}",
 // writes a valid summary that claims success, and exits 0. The total stays under the kubelet's
 // 10 MiB log rotation (containerLogMaxSize) as the node stores it, so the operator reads all of
 // it: containerd adds a ~40-byte timestamp and stream prefix to every line, so 4 MiB of 46-byte
@@ -55,7 +56,7 @@ func main() {
 	fmt.Fprint(out, `{"workload":"pulse","threads":1,"ops":10,"seconds":1,"opsPerSec":1e308,"microsPerOp":1e308,`+
 		`"pulse":{"rounds":3,"meanRoundSeconds":1e308,"maxRoundSeconds":1e308},`+
 		`"pulseRounds":[{"round":1,"totalSeconds":1},{"round":1,"totalSeconds":2},{"round":1,"totalSeconds":1e308}]},`)
-	fmt.Fprintf(out, `{"index":1,"workload":%q,"threads":1,"opsPerSec":3e200,"operations":[{"name":"read","opsPerSec":1},{"name":"read","opsPerSec":2},{"name":"re\"ad{}","opsPerSec":3}]},`, long+`"}{`)
+	fmt.Fprintf(out, `{"index":1,"workload":%q,"threads":1,"opsPerSec":3,"operations":[{"name":"read","opsPerSec":1},{"name":"read","opsPerSec":2},{"name":"re\"ad{}","opsPerSec":3}]},`, long+`"}{`)
 	fmt.Fprint(out, `{"index":2,"workload":"readrandom","threads":1,"opsPerSec":1e200,"iteration":0},`)
 	fmt.Fprint(out, `{"index":3,"workload":"readrandom","threads":1,"opsPerSec":3e200,"iteration":1}`)
 	for range emptyPhases {
