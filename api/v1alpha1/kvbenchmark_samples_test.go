@@ -51,18 +51,7 @@ var _ = Describe("kubectl get kvb columns", func() {
 				Label: "pebble readrandom threads=4: 130339 ops/s"}}
 		Expect(k8s.Status().Update(ctx, b)).To(Succeed())
 
-		hc, err := rest.HTTPClientFor(testEnv.Config)
-		Expect(err).NotTo(HaveOccurred())
-		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(testEnv.Config.Host, "/")+"/apis/kvbench.io/v1alpha1/namespaces/"+ns+"/kvbenchmarks/columns", nil)
-		Expect(err).NotTo(HaveOccurred())
-		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-		resp, err := hc.Do(req)
-		Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		Expect(resp.StatusCode).To(Equal(http.StatusOK), req.URL.String()+": "+string(body))
-		var table metav1.Table
-		Expect(json.Unmarshal(body, &table)).To(Succeed())
+		table := getTable("kvbenchmarks", "columns")
 		cells := map[string]any{}
 		var defaults, wide []string
 		for i, c := range table.ColumnDefinitions {
@@ -95,25 +84,14 @@ var _ = Describe("kubectl get kvbs columns", func() {
 	It("show RUNS 0 before the first run, and NEXT with -o wide", func() {
 		ctx := context.Background()
 		s := sched("@hourly")
-		s.Name, s.Namespace = "columns", ns
+		s.Name = "before-first-run"
 		Expect(k8s.Create(ctx, s)).To(Succeed())
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, s))).To(Succeed()) })
 		next := metav1.Now()
 		s.Status = kvv1.KVBenchmarkScheduleStatus{NextScheduleTime: &next} // what the operator writes before the first run
 		Expect(k8s.Status().Update(ctx, s)).To(Succeed())
 
-		hc, err := rest.HTTPClientFor(testEnv.Config)
-		Expect(err).NotTo(HaveOccurred())
-		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(testEnv.Config.Host, "/")+"/apis/kvbench.io/v1alpha1/namespaces/"+ns+"/kvbenchmarkschedules/columns", nil)
-		Expect(err).NotTo(HaveOccurred())
-		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-		resp, err := hc.Do(req)
-		Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
-		var table metav1.Table
-		Expect(json.Unmarshal(body, &table)).To(Succeed())
+		table := getTable("kvbenchmarkschedules", "before-first-run")
 		cells, wide := map[string]any{}, []string{}
 		for i, c := range table.ColumnDefinitions {
 			cells[c.Name] = table.Rows[0].Cells[i]
@@ -126,3 +104,22 @@ var _ = Describe("kubectl get kvbs columns", func() {
 		Expect(cells["Next"]).NotTo(BeNil())
 	})
 })
+
+// getTable is what kubectl get shows of one object: the API server's Table of its printer columns.
+func getTable(resource, name string) metav1.Table {
+	GinkgoHelper()
+	hc, err := rest.HTTPClientFor(testEnv.Config)
+	Expect(err).NotTo(HaveOccurred())
+	url := strings.TrimSuffix(testEnv.Config.Host, "/") + "/apis/kvbench.io/v1alpha1/namespaces/" + ns + "/" + resource + "/" + name
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), url+": "+string(body))
+	var table metav1.Table
+	Expect(json.Unmarshal(body, &table)).To(Succeed())
+	return table
+}

@@ -2,17 +2,13 @@ package v1alpha1_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -131,18 +127,7 @@ var _ = Describe("KVBenchmarkSchedule validation", func() {
 		s.Status.History.Runs = 41
 		s.Status.Conditions = []metav1.Condition{{Type: "Regressed", Status: metav1.ConditionTrue, Reason: "ChangePoint", LastTransitionTime: metav1.Now()}}
 		Expect(k8s.Status().Update(ctx, s)).To(Succeed())
-		hc, err := rest.HTTPClientFor(testEnv.Config)
-		Expect(err).NotTo(HaveOccurred())
-		req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(testEnv.Config.Host, "/")+"/apis/kvbench.io/v1alpha1/namespaces/"+ns+"/kvbenchmarkschedules/columns", nil)
-		Expect(err).NotTo(HaveOccurred())
-		req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-		resp, err := hc.Do(req)
-		Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
-		var table metav1.Table
-		Expect(json.Unmarshal(body, &table)).To(Succeed())
+		table := getTable("kvbenchmarkschedules", "columns")
 		cells := map[string]any{}
 		for i, c := range table.ColumnDefinitions {
 			cells[c.Name] = table.Rows[0].Cells[i]
