@@ -15,6 +15,9 @@ const (
 	EngineRocksJava EngineName = "rocksjava"
 )
 
+// Engines are every engine the project runs, in the order documents list them.
+var Engines = []EngineName{EngineRocksDB, EngineLevelDB, EnginePebble, EngineRocksJava}
+
 // Compression is a block compression algorithm.
 // +kubebuilder:validation:MaxLength=32
 type Compression string

@@ -1,4 +1,4 @@
-// Package controllers holds the KVBenchmark reconciler: it reads the benchmark, its Jobs and pods,
+// Package kvbenchmark holds the KVBenchmark reconciler: it reads the benchmark, its Jobs and pods,
 // creates missing Jobs (desired state comes from the pure plan and render packages), deletes
 // finished Jobs under the cleanup policy, and writes status once per pass.
 package kvbenchmark

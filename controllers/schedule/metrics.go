@@ -125,11 +125,21 @@ func (c *Collector) Set(s *api.KVBenchmarkSchedule, h *history.History) {
 // runner's output before them): only values of these shapes become labels; a series with
 // another is left out.
 var (
-	runLabel      = regexp.MustCompile(`^(rocksdb|leveldb|pebble)(@[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)?$`)
+	runLabel      = regexp.MustCompile(`^(` + engineAlternatives() + `)(@[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)?$`)
 	workloadLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:#._-]{0,63}$`)
 	metricLabel   = map[api.HistoryMetric]bool{api.MetricOpsPerSec: true, api.MetricP50Micros: true, api.MetricP99Micros: true,
 		api.MetricP999Micros: true, api.MetricWriteAmplification: true, api.MetricStallPercent: true}
 )
+
+// engineAlternatives is "rocksdb|leveldb|...": every engine (a rocksjava schedule's series were
+// left out when the list was written here by hand).
+func engineAlternatives() string {
+	names := make([]string, len(api.Engines))
+	for i, e := range api.Engines {
+		names[i] = regexp.QuoteMeta(string(e))
+	}
+	return strings.Join(names, "|")
+}
 
 // seriesLabelValues are a series' label values, or false when one is not acceptable.
 func seriesLabelValues(s *api.KVBenchmarkSchedule, run string, engine api.EngineName, node, workload string, threads int32, m api.HistoryMetric) ([]string, bool) {
