@@ -120,15 +120,14 @@ func randomMemorySpec(r *rand.Rand, i int) *kvv1.KVBenchmark {
 
 func mibUp(v float64) int64 { return int64((v + 1048575) / 1048576) }
 
-// memoryText is what the memory rule's messageExpression says: the limit in MiB and the largest
-// engine's MemoryNeed in MiB, rounded up as the CEL does (whole bytes + 1Mi - 1, truncated).
+// memoryText is what the memory rule's messageExpression says first: the largest engine's
+// MemoryNeed in MiB and the limit in MiB, rounded up as the CEL does (whole bytes + 1Mi - 1, truncated).
 func memoryText(s *kvv1.KVBenchmarkSpec) string {
 	need := 0.0
 	for _, e := range s.Engines {
 		need = max(need, kvv1.MemoryNeed(s, e))
 	}
-	return fmt.Sprintf("resources.memory: %dMi is too small; the largest engine needs resources.memory: %dMi or more",
-		int64(s.Resources.Memory.AsApproximateFloat64()/1048576), mibUp(need))
+	return fmt.Sprintf("resources.memory: need %dMi or more, have %dMi", mibUp(need), int64(s.Resources.Memory.AsApproximateFloat64()/1048576))
 }
 
 // storageText is the storage rule's message for the largest engine's StorageFloor.
@@ -195,7 +194,7 @@ var _ = Describe("memory rule", func() {
 		Expect(mibUp(kvv1.MemoryNeed(&b.Spec, b.Spec.Engines[0]))).To(Equal(int64(1157)))
 		err := dryRunCreate(b)
 		Expect(err).To(HaveOccurred())
-		Expect(err.Error()).To(ContainSubstring("resources.memory: 1156Mi is too small; the largest engine needs resources.memory: 1157Mi or more"))
+		Expect(err.Error()).To(ContainSubstring("resources.memory: need 1157Mi or more, have 1156Mi"))
 		b.Spec.Resources.Memory = resource.MustParse("1157Mi")
 		Expect(dryRunCreate(b)).To(Succeed())
 	})

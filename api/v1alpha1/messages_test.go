@@ -67,8 +67,8 @@ var _ = DescribeTable("a typo gets one message that says what to fix",
 	// 8Mi cache + 2 x 4Mi memtables + 256Mi overhead + 2Mi buffers + 32Mi x 1.1 of tables + 4 x 1.1 x
 	// 4Mi WALs + 8Mi metadata = 335Mi.
 	Entry("memory 300Mi for a 32Mi tmpfs dataset", func(s map[string]any) { s["resources"] = map[string]any{"memory": "300Mi"} },
-		`spec: Invalid value: "object": resources.memory: 300Mi is too small; the largest engine needs resources.memory: 335Mi or more. `+
-			`That is, for every engine, its block cache (cacheSize, 8Mi when unset) + the optimizeForPointLookup cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead + the runner value buffers (2 x the largest thread count x max(1Mi, the largest value)), `+
+		`spec: Invalid value: "object": resources.memory: need 335Mi or more, have 300Mi. `+
+			`The need is that of the largest engine: for every engine, its block cache (cacheSize, 8Mi when unset) + the optimizeForPointLookup cache + writeBufferSize x maxWriteBufferNumber (unset: rocksdb 64Mi x 2, leveldb and pebble 4Mi x 2) + 256Mi overhead + the runner value buffers (2 x the largest thread count x max(1Mi, the largest value)), `+
 			`and on tmpfs the database volume, because tmpfs pages are charged to the memory limit of the pod: storage.size, else the dataset x 1.1 (table overhead) x (1, +1 for the checkpoint of reset perPoint or perIteration, the default when a repeated sweep writes, +2 when the sweep or the load writes: new versions and compaction output beside the old tables) + the write-ahead logs and flushes (1.1 x writeBufferSize per memtable, twice when anything writes, pebble 2 more) + 8Mi of metadata`),
 	// 32Mi x 1.1 of tables + 4 x 1.1 x 4Mi WALs + 8Mi metadata = 60.8Mi.
 	Entry("storage.size 40Mi for a 32Mi dataset", func(s map[string]any) {

@@ -100,7 +100,7 @@ var _ = Describe("KVBenchmarkSchedule validation", func() {
 		// The template is a KVBenchmark spec with all of its rules.
 		Entry("template memory too small", sched("@hourly", func(s *kvv1.KVBenchmarkSchedule) {
 			s.Spec.Template.Spec = base().DatasetSize("1Gi").Memory("1Gi").Obj().Spec
-		}), "resources.memory: 1024Mi is too small"),
+		}), "resources.memory: need 1676Mi or more, have 1024Mi"),
 		Entry("template without engines", sched("@hourly", func(s *kvv1.KVBenchmarkSchedule) {
 			s.Spec.Template.Spec = base().EngineNames().Obj().Spec
 		}), "spec.template.spec.engines"),
