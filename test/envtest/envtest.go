@@ -86,15 +86,20 @@ func Start() (*Started, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// A control plane that came up before the failure (CRDs the API server refuses) is
+		// stopped, not left running after the suite fails.
+		_ = env.Stop()
 		return nil, err
 	}
 	s := &Started{Env: env, Config: cfg, Scheme: runtime.NewScheme()}
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, kvv1.AddToScheme} {
 		if err := add(s.Scheme); err != nil {
+			_ = env.Stop()
 			return nil, err
 		}
 	}
 	if s.Client, err = client.New(cfg, client.Options{Scheme: s.Scheme}); err != nil {
+		_ = env.Stop()
 		return nil, err
 	}
 	return s, nil
