@@ -26,7 +26,7 @@ type Decoder struct {
 	items int
 	left  map[string]int
 	order []string
-	// refused is the kind under which phases with impossible numbers are counted (refuse).
+	// refused is the kind under which phases with impossible numbers are counted (Refused).
 	refused string
 }
 
@@ -63,13 +63,19 @@ func (d *Decoder) leave(kind string, n int) {
 	d.left[kind] += n
 }
 
-// refuse notes a phase left out for numbers no engine reaches (why names it): the first one is
-// named in Over, the others counted with it.
-func (d *Decoder) refuse(why string) {
+// Refused says whether phase p has numbers no engine reaches (api.PhaseSummary.Implausible) and
+// is to be left out; each one is noted as left out, the first named in Over, the others counted
+// with it. The one refusal of runner phases: log lines, result lines, archives and the summary.
+func (d *Decoder) Refused(p *api.PhaseSummary) bool {
+	why := p.Implausible()
+	if why == "" {
+		return false
+	}
 	if d.refused == "" {
 		d.refused = "phase(s) with numbers no engine reaches (the first: " + why + ")"
 	}
 	d.leave(d.refused, 1)
+	return true
 }
 
 // errCut is the byte limit reached in the middle of a value.

@@ -72,9 +72,8 @@ func ReadLog(r io.Reader, lim api.ResultLimits, full bool) (*Log, error) {
 				break // not the runner's (it writes whole lines): the result line still counts
 			}
 			seen++
-			if why := p.Implausible(); why != "" {
+			if phases.Refused(&p.PhaseSummary) {
 				out.Phases = out.Phases[:len(out.Phases)-1]
-				phases.refuse(why)
 				break
 			}
 			if p.Workload == "load" {
@@ -132,19 +131,10 @@ func DecodeResult(d *Decoder, r io.Reader) (*api.Result, error) {
 	if !api.KnownResultSchema(res.SchemaVersion) {
 		return nil, fmt.Errorf("result schema %q is not supported (this build reads %s)", res.SchemaVersion, api.ResultSchemaVersion)
 	}
-	if res.Load != nil {
-		if why := res.Load.Implausible(); why != "" {
-			d.refuse(why)
-			res.Load = nil
-		}
+	if res.Load != nil && d.Refused(&res.Load.PhaseSummary) {
+		res.Load = nil
 	}
-	res.Phases = slices.DeleteFunc(res.Phases, func(p api.PhaseResult) bool {
-		why := p.Implausible()
-		if why != "" {
-			d.refuse(why)
-		}
-		return why != ""
-	})
+	res.Phases = slices.DeleteFunc(res.Phases, func(p api.PhaseResult) bool { return d.Refused(&p.PhaseSummary) })
 	return &res, nil
 }
 

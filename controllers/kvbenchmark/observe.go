@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	kvv1 "github.com/kvbench/kvbench-operator/api/v1alpha1"
+	"github.com/kvbench/kvbench-operator/archive"
 	"github.com/kvbench/kvbench-operator/controllers/plan"
 	"github.com/kvbench/kvbench-operator/controllers/render"
 	"github.com/kvbench/kvbench-operator/stats"
@@ -103,16 +104,10 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 	podSucceeded := pod != nil && pod.Status.Phase == corev1.PodSucceeded
 	ended := podEnded(pod, now)
 	over := overLimits(prev, logged, refused)
+	sinceEnd := now.Sub(endedAt(term, job, now))
 	finish := func(phase kvv1.RunPhase, reason, msg string) (kvv1.RunStatus, observation) {
 		st.Phase, st.Reason, st.Message = phase, reason, truncate(msg)
-		switch {
-		case term != nil && !term.FinishedAt.IsZero():
-			st.CompletionTime = timePtr(term.FinishedAt)
-		case job.Status.CompletionTime != nil:
-			st.CompletionTime = job.Status.CompletionTime.DeepCopy()
-		default:
-			st.CompletionTime = &metav1.Time{Time: now}
-		}
+		st.CompletionTime = &metav1.Time{Time: endedAt(term, job, now)}
 		if st.StartTime == nil && (prev == nil || prev.Phase == kvv1.RunPending) && (pod == nil || pod.Spec.NodeName == "") {
 			st.NodeName = run.Node // it never got a node: the pin was a plan, not where it ran
 		}
@@ -128,7 +123,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		}
 		return st, observation{requeueAfter: podGoneGrace}
 	case lim.finalLogPending && (complete || podSucceeded || failed || podFailed),
-		logUnreadable(logged) && now.Sub(endedAt(term, job, now)) < lim.logGiveUp &&
+		logUnreadable(logged) && sinceEnd < lim.logGiveUp &&
 			(complete || podSucceeded && !failed) && summary != nil && summary.Error == "" && over == "":
 		// Decided on the whole log only: a run decided before its final read, or on a read that
 		// failed while only the log could still fail it, was Succeeded or Failed by when the read
@@ -138,7 +133,7 @@ func observeRunPhase(run plan.Run, prev *kvv1.RunStatus, job *batchv1.Job, pods 
 		}
 		st.Reason, st.Message = overReason(over)
 		if !lim.finalLogPending { // a failed read is tried again on the next pass: back off
-			return st, observation{requeueAfter: archiveRetryAfter(now.Sub(endedAt(term, job, now)))}
+			return st, observation{requeueAfter: archiveRetryAfter(sinceEnd)}
 		}
 		return st, observation{requeueAfter: time.Second} // the read's end reconciles at once; this is the safety net
 	case (complete || podSucceeded && !failed) && over != "":
@@ -247,14 +242,16 @@ func podState(st *kvv1.RunStatus, pod *corev1.Pod) (*corev1.ContainerStateTermin
 // overLimits says why the run's output is over the limits ("" when it is not). Once is for good:
 // a read found it (logged.Over stays in the reader), an earlier pass recorded it (an operator
 // restarted since), or the summary holds it.
-func overLimits(prev *kvv1.RunStatus, logged *logSnapshot, refused string) string {
+func overLimits(prev *kvv1.RunStatus, logged *logSnapshot, refused error) string {
 	switch {
 	case logged != nil && logged.Over != nil:
 		return logged.Over.Error()
 	case prev != nil && prev.Reason == kvv1.ReasonResultOverLimits:
 		return prev.Message
+	case refused != nil:
+		return refused.Error()
 	}
-	return refused
+	return ""
 }
 
 // exitedZero decides a run whose runner exited 0 (within the limits): the failure reason and
@@ -301,7 +298,8 @@ func (s *logSnapshot) missed() string {
 	return ""
 }
 
-// endedAt is when the runner ended (its container's finish, else the Job's completion, else now).
+// endedAt is when the runner ended (its container's finish, else the Job's completion, else now):
+// a run's completion time, and where the wait for its log counts from.
 func endedAt(term *corev1.ContainerStateTerminated, job *batchv1.Job, now time.Time) time.Time {
 	switch {
 	case term != nil && !term.FinishedAt.IsZero():
@@ -312,32 +310,19 @@ func endedAt(term *corev1.ContainerStateTerminated, job *batchv1.Job, now time.T
 	return now
 }
 
-// refuseImplausible removes from s the phases whose numbers no engine reaches, and says which
-// ("" when none): they are refused as output over the limits is.
-func refuseImplausible(s *kvv1.Summary) string {
+// refuseImplausible removes from s the phases whose numbers no engine reaches, and says which (nil
+// when none): they are refused as in the runner's log (archive.Decoder.Refused), as output over
+// the limits is.
+func refuseImplausible(s *kvv1.Summary) error {
 	if s == nil {
-		return ""
+		return nil
 	}
-	var first string
-	n := 0
-	note := func(why string) bool {
-		if why != "" {
-			n++
-			if first == "" {
-				first = why
-			}
-		}
-		return why != ""
-	}
-	if s.Load != nil && note(s.Load.Implausible()) {
+	d := archive.NewDecoder(kvv1.DefaultResultLimits) // only what it leaves out is used
+	if s.Load != nil && d.Refused(s.Load) {
 		s.Load = nil
 	}
-	s.Phases = slices.DeleteFunc(s.Phases, func(p kvv1.PhaseSummary) bool { return note(p.Implausible()) })
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("the runner's summary is over the operator's limits (docs/operator.md#limits-on-runner-output): "+
-		"%d phase(s) with numbers no engine reaches (the first: %s)", n, first)
+	s.Phases = slices.DeleteFunc(s.Phases, func(p kvv1.PhaseSummary) bool { return d.Refused(&p) })
+	return d.Over()
 }
 
 // podEnded: the runner can write nothing more. Nil (no pod, or gone) has ended; Reconcile
