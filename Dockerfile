@@ -11,15 +11,16 @@
 ARG GO_IMAGE=golang:1.26.8-bookworm
 
 FROM ${GO_IMAGE} AS build
-# Debian bookworm's packages, pinned: the engines and their compression libraries (linked in statically),
-# db_bench and its shared libraries (shipped), the C toolchain and readelf.
+# Debian bookworm's packages, pinned: the engines' versions (hack/engine-build.sh builds the same versions from
+# Debian's source packages in release mode: the image links those and ships their db_bench), the compression
+# libraries (linked in statically), the C toolchain, cmake (LevelDB's build) and readelf.
 ARG ROCKSDB_VERSION=7.8.3-2
 ARG LEVELDB_VERSION=1.23-4
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       librocksdb-dev=${ROCKSDB_VERSION} librocksdb7.8=${ROCKSDB_VERSION} rocksdb-tools=${ROCKSDB_VERSION} \
       libleveldb-dev=${LEVELDB_VERSION} libleveldb1d=${LEVELDB_VERSION} \
       libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev libgflags-dev \
-      build-essential binutils \
+      build-essential binutils cmake \
     && rm -rf /var/lib/apt/lists/*
 ARG GOPROXY=https://proxy.golang.org,direct
 WORKDIR /src

@@ -40,8 +40,8 @@ manifests: ## Generate the CRD and RBAC manifests.
 	hack/sync-chart.sh
 
 .PHONY: runner
-runner: deps ## Build bin/kvbench-runner (cgo: RocksDB and LevelDB from Debian).
-	go build -o $(BIN)/kvbench-runner ./cmd/kvbench-runner
+runner: deps ## Build bin/kvbench-runner (cgo: release builds of RocksDB and LevelDB, hack/engine-build.sh; the first build takes ~10 min).
+	eval "$$(hack/engine-build.sh env)" && go build -ldflags "$$ENGINE_LDFLAGS_X" -o $(BIN)/kvbench-runner ./cmd/kvbench-runner
 
 .PHONY: manager
 manager: ## Build bin/manager (the operator).

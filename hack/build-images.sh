@@ -3,11 +3,13 @@
 # (no Docker engine, no base image): hack/imagebuild (go-containerregistry) packs the files listed here into one
 # reproducible layer per architecture and an OCI image index per image. Prints the output directory (bin/images).
 #
-#   kvbench-runner    /kvbench-runner: static (cgo, Debian's librocksdb.a, libleveldb.a and their compression libraries
-#                     linked in, -extldflags -static), uid 65532; plus /usr/bin/db_bench (Debian's rocksdb-tools
-#                     7.8.3, dynamically linked) with exactly the shared libraries and loader it needs, for the dbbench
-#                     driver. arm64: cross-compiled with gcc-aarch64-linux-gnu against Debian's arm64 packages,
-#                     unpacked into a cached sysroot (hack/arm64-sysroot.sh), db_bench and its libraries from there.
+#   kvbench-runner    /kvbench-runner: static (cgo, -extldflags -static), uid 65532, linking the release builds of
+#                     RocksDB and LevelDB that hack/engine-build.sh makes from Debian's source packages (Debian's own
+#                     librocksdb.a and libleveldb.a have assertions on) and Debian's compression libraries; plus
+#                     /usr/bin/db_bench from the same RocksDB build (dynamically linked) with exactly the shared
+#                     libraries and loader it needs, for the dbbench driver. arm64: cross-compiled with
+#                     gcc-aarch64-linux-gnu against Debian's arm64 packages, unpacked into a cached sysroot
+#                     (hack/arm64-sysroot.sh), the engines cross-built by hack/engine-build.sh arm64.
 #                     The runner writes only to /data, /tmp and /dev/termination-log: a read-only root filesystem works.
 #   kvbench-operator  /manager: CGO_ENABLED=0 go build ./cmd/manager for each GOARCH, uid 65532.
 #   kvbench-runner-java  the Java runner (runner/java, engine rocksjava): /opt/java, a jlink runtime from Debian's
@@ -102,31 +104,34 @@ runner)
   debs=$(dpkg-query -W -f='${Package}=${Version}\n' "${PKGS[@]}" 2>/dev/null) || { log "missing Debian packages; run make deps"; exit 1; }
   SYSROOT=""
   case " $ARCHS " in *" arm64 "*) [ "$HOSTARCH" = arm64 ] || SYSROOT=$("$HERE/arm64-sysroot.sh") ;; esac
-  key=$( { inputs ./cmd/kvbench-runner; echo "$debs"; [ -z "$SYSROOT" ] || cat "$SYSROOT/.debs"; } | sha256sum | cut -c1-16)
+  # the release engine libraries, one build per architecture (cached; long the first time)
+  declare -A ENGINES=()
+  for arch in $ARCHS; do ENGINES[$arch]=$("$HERE/engine-build.sh" "$arch"); done
+  key=$( { inputs ./cmd/kvbench-runner; echo "$debs"; [ -z "$SYSROOT" ] || cat "$SYSROOT/.debs"
+    for arch in $ARCHS; do cat "${ENGINES[$arch]}/build.json"; done; sha256sum "$HERE/engine-build.sh"; } | sha256sum | cut -c1-16)
   if fresh runner "$key"; then log "runner image up to date ($key): $(cat "$OUT/runner.digests")"; else
     t=$(date +%s)
     files=()
     for arch in $ARCHS; do
       t1=$(date +%s)
-      root="" inc=() libdir=()
-      if [ "$arch" != "$HOSTARCH" ]; then
-        root=$SYSROOT
-        inc=("-I$root/usr/include") libdir=("-L$root/usr/lib/$(triplet "$arch")")
-      fi
+      root=""
+      [ "$arch" = "$HOSTARCH" ] || root=$SYSROOT
       bin=$OUT/build/runner/$arch/kvbench-runner
-      # The grocksdb/levigo cgo directives ask for -lrocksdb/-lleveldb; -static makes the linker take the .a files,
-      # and these are what Debian's librocksdb.a and libleveldb.a themselves need (gflags: RocksDB's tools code).
+      # The grocksdb/levigo cgo directives ask for -lrocksdb/-lleveldb; -static makes the linker take the .a files
+      # of the release build (engine-build.sh env: its include and lib directories first, the sysroot's after).
+      eval "$("$HERE/engine-build.sh" env "$arch")"
       env $(cross "$arch") CGO_ENABLED=1 GOOS=linux GOARCH="$arch" \
-        CGO_CFLAGS="-O2 -g ${inc[*]}" CGO_CXXFLAGS="-O2 -g ${inc[*]}" \
-        CGO_LDFLAGS="${libdir[*]} -lrocksdb -lleveldb -lsnappy -llz4 -lzstd -lz -lbz2 -lgflags -lstdc++ -lm -lpthread -ldl" \
+        CGO_CFLAGS="$CGO_CFLAGS" CGO_CXXFLAGS="$CGO_CXXFLAGS" CGO_LDFLAGS="$CGO_LDFLAGS" \
         nice -n 19 go build -trimpath -buildvcs=false -tags osusergo,netgo \
-        -ldflags "-s -w -linkmode external -extldflags '-static' -X github.com/kvbench/kvbench-operator/runner/bench.BuildRevision=inputs:$key" \
+        -ldflags "-s -w -linkmode external -extldflags '-static' -X github.com/kvbench/kvbench-operator/runner/bench.BuildRevision=inputs:$key $ENGINE_LDFLAGS_X" \
         -o "$bin" ./cmd/kvbench-runner
       if readelf -d "$bin" 2>/dev/null | grep -q NEEDED || readelf -l "$bin" | grep -q 'program interpreter'; then
         log "$arch kvbench-runner is not static"; exit 1
       fi
-      files+=("$arch $bin /kvbench-runner" "$arch $(elf_resolve "$root" /usr/bin/db_bench) /usr/bin/db_bench")
-      while read -r src dst; do files+=("$arch $src $dst"); done < <(elf_needed "$root" /usr/bin/db_bench "$(triplet "$arch")")
+      dbb=$ENGINE_DIR/bin/db_bench
+      files+=("$arch $bin /kvbench-runner" "$arch $dbb /usr/bin/db_bench")
+      interp=$(readelf -l "$dbb" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+      while read -r src dst; do files+=("$arch $src $dst"); done < <(elf_closure "$root" "$(triplet "$arch")" "$interp" "" "$dbb")
       log "$arch runner built in $(( $(date +%s) - t1 ))s"
     done
     printf '%s\n' "${files[@]}" | pack runner kvbench-runner /kvbench-runner "$key"

@@ -3,7 +3,9 @@
 # package is missing, so a second run takes well under a second.
 set -euo pipefail
 PKGS=(
-  librocksdb-dev libleveldb-dev rocksdb-tools   # engines (cgo) and the reference db_bench 7.8.3
+  librocksdb-dev libleveldb-dev rocksdb-tools   # engines (cgo; assertions on) and db_bench 7.8.3: the unit tier's
+  dpkg-dev cmake libgflags-dev                   # hack/engine-build.sh: the same versions from Debian's sources in
+                                                 # release mode (dpkg-source, LevelDB's cmake, db_bench's gflags)
   libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev  # RocksDB's compression libs (static link)
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu    # the arm64 runner (cgo, static; hack/build-images.sh)
   qemu-user-static                               # runs the arm64 image's programs in make test-arm64 (qemu is

@@ -105,6 +105,7 @@ func (c *Comparison) Table() *Table {
 	}
 	t.Notes = append(t.Notes, "change = (B - A) / A: more ops/s is better, a lower p99 is better")
 	t.Notes = append(t.Notes, PlacementNotes(c.A, c.B)...)
+	t.Notes = append(t.Notes, BuildNotes(c.A, c.B)...)
 	for _, s := range c.OnlyA {
 		t.Notes = append(t.Notes, "only in A: "+s)
 	}

@@ -32,7 +32,7 @@ func Write(w io.Writer, bs []*Benchmark, kind, format string) error {
 	var out bytes.Buffer
 	for i, b := range bs {
 		if err := writeHeading(&out, b, i, format, fmt.Sprintf("KVBenchmark %s: %s", b.Title(), describe(b)),
-			true, append(b.Notes(), PlacementNotes(b)...)); err != nil {
+			true, append(append(b.Notes(), PlacementNotes(b)...), BuildNotes(b)...)); err != nil {
 			return err
 		}
 		if kind == "dbbench" {

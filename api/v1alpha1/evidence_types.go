@@ -49,6 +49,11 @@ type Provenance struct {
 	// "pebble": "v2.0.6", "grocksdb": "v1.7.15"}.
 	// +optional
 	Libraries map[string]string `json:"libraries,omitempty"`
+	// LibraryBuilds say how each C++ engine library linked in was built (the image build and
+	// `make runner` record it; absent when the runner was built by a plain go build): a release
+	// build or a Debian package, with assertions on or off. Debian's packages have them on.
+	// +optional
+	LibraryBuilds map[string]LibraryBuild `json:"libraryBuilds,omitempty"`
 	// ImageDigest is the runner image the pod actually ran ("sha256:..."), from the pod's imageID.
 	// +optional
 	ImageDigest string `json:"imageDigest,omitempty"`
@@ -68,6 +73,30 @@ type Provenance struct {
 	// Node is where the run ran, as the pod saw it.
 	// +optional
 	Node *NodeFingerprint `json:"node,omitempty"`
+}
+
+// LibraryBuild is how an engine library was compiled (hack/engine-build.sh writes it).
+type LibraryBuild struct {
+	Version string `json:"version"`
+	// Source is where it came from, e.g. "release build of Debian source package rocksdb 7.8.3-2 (amd64)".
+	Source string `json:"source"`
+	// Assertions is "on" when the library's code calls assert() (compiled without NDEBUG), else "off";
+	// AssertCalls counts the archive's objects that call glibc's __assert_fail.
+	Assertions string `json:"assertions"`
+	// +optional
+	AssertCalls int `json:"assertCalls,omitempty"`
+	// +optional
+	Compiler string `json:"compiler,omitempty"`
+	// +optional
+	Flags string `json:"flags,omitempty"`
+	// Digest is "sha256:<hex>" of the static library linked in.
+	// +optional
+	Digest string `json:"digest,omitempty"`
+}
+
+// String is the build on one line: "7.8.3, assertions off, release build of …".
+func (b LibraryBuild) String() string {
+	return b.Version + ", assertions " + b.Assertions + ", " + b.Source
 }
 
 // OptionOverride is one key of the user's OPTIONS file that did not take effect as written.
@@ -399,6 +428,11 @@ type ProvenanceSummary struct {
 	// +kubebuilder:validation:MaxItems=9
 	// +optional
 	OptionsOverrides []string `json:"optionsOverrides,omitempty"`
+	// Builds are the linked C++ engine libraries' builds, one line each:
+	// "rocksdb: 7.8.3, assertions off, release build of Debian source package rocksdb 7.8.3-2 (amd64)".
+	// +kubebuilder:validation:MaxItems=4
+	// +optional
+	Builds []string `json:"builds,omitempty"`
 }
 
 // MaxSummaryOverrides bounds the OPTIONS file overrides kept in status.

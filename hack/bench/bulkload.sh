@@ -23,7 +23,7 @@ SIZE=${SIZE:-1Gi}
 SKIP=${SKIP:-}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./cmd/kvbench-runner
+  make -s runner
 fi
 w=$(mktemp -d "$DIR/kvb-bulk.XXXXXX")
 src=""

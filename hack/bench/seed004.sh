@@ -27,7 +27,7 @@ DIR=${DIR:-/dev/shm}
 CHOOSERS=${CHOOSERS:-permutedZipfian zipfian}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./cmd/kvbench-runner
+  make -s runner
 fi
 if [ -z "${PLUGIN:-}" ]; then
   PLUGIN=bin/kubectl-kvbench

@@ -20,16 +20,24 @@
 #     DIR=/var/tmp  parent directory (a disk, so that du counts real blocks); a fresh
 #                   kvb-stats.XXXXXX directory is made there and removed at exit
 #     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
-#     DBBENCH=/usr/bin/db_bench
+#     LIB=release       the RocksDB the runner links and whose db_bench is the reference: release (the
+#                        build of hack/engine-build.sh, as users build it) or debian (Debian's packages,
+#                        assertions on: librocksdb-dev and /usr/bin/db_bench)
+#     DBBENCH=           default: the db_bench of LIB's build
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0; fi
 cd "$(dirname "$0")/../.."
 NUM=${NUM:-1000000}
 DIR=${DIR:-/var/tmp}
-DBBENCH=${DBBENCH:-/usr/bin/db_bench}
+LIB=${LIB:-release}
+case $LIB in
+  release) eval "$(hack/engine-build.sh env)"; DBBENCH=${DBBENCH:-$ENGINE_DIR/bin/db_bench} ;;
+  debian) ENGINE_LDFLAGS_X=""; DBBENCH=${DBBENCH:-/usr/bin/db_bench} ;;
+  *) echo "LIB=$LIB: release or debian" >&2; exit 2 ;;
+esac
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./cmd/kvbench-runner
+  go build -ldflags "$ENGINE_LDFLAGS_X" -o "$RUNNER" ./cmd/kvbench-runner
 fi
 command -v jq >/dev/null || { echo "stats-vs-dbbench: needs jq" >&2; exit 2; }
 W=$(mktemp -d "$DIR/kvb-stats.XXXXXX")

@@ -20,11 +20,18 @@
 #                        operation only then; the runner always times every operation (its
 #                        latency percentiles are part of its result), so by default it does
 #                        that work and db_bench does not
+#     A=runner           the tool measured against db_bench: the runner, or db_bench:PATH for a second
+#                        db_bench (hack/bench/release-vs-debian.sh: Debian's against the release build);
+#                        LABEL_A, LABEL_B name the two columns (default runner, db_bench);
+#                        OPTIONS_IGNORE=regex: OPTIONS lines the check may also find different
 #     RAW=file           also keep every single measurement there
 #                        (dir bench threads rep tool ops load1), load1 the 1-minute load average
 #                        when the measurement ended
 #     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
-#     DBBENCH=/usr/bin/db_bench
+#     LIB=release       the RocksDB the runner links and whose db_bench is the reference: release (the
+#                        build of hack/engine-build.sh, as users build it) or debian (Debian's packages,
+#                        assertions on: librocksdb-dev and /usr/bin/db_bench)
+#     DBBENCH=           default: the db_bench of LIB's build
 #
 # Fairness: before measuring, both tools create a small database and their OPTIONS-* files are
 # diffed; any difference other than db_bench's internal error-handler listener and
@@ -42,10 +49,17 @@ THREADS=${THREADS:-1 2}
 BENCHMARKS=${BENCHMARKS:-fillrandom readrandom readwhilewriting seekrandom}
 WRITE_RATE=${WRITE_RATE:-2097152}
 HISTOGRAM=${HISTOGRAM:-0}
-DBBENCH=${DBBENCH:-/usr/bin/db_bench}
-if [ -z "${RUNNER:-}" ]; then
+LIB=${LIB:-release}
+case $LIB in
+  release) eval "$(hack/engine-build.sh env)"; DBBENCH=${DBBENCH:-$ENGINE_DIR/bin/db_bench} ;;
+  debian) ENGINE_LDFLAGS_X=""; DBBENCH=${DBBENCH:-/usr/bin/db_bench} ;;
+  *) echo "LIB=$LIB: release or debian" >&2; exit 2 ;;
+esac
+A=${A:-runner}
+LABEL_A=${LABEL_A:-runner} LABEL_B=${LABEL_B:-db_bench}
+if [ -z "${RUNNER:-}" ] && [ "$A" = runner ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./cmd/kvbench-runner
+  go build -ldflags "$ENGINE_LDFLAGS_X" -o "$RUNNER" ./cmd/kvbench-runner
 fi
 # --seed: the base database is filled with seed 1 and every measured run uses seed 2. With one
 # seed for both, db_bench's reader threads would replay its filler's key sequence and find every
@@ -66,7 +80,9 @@ trap 'exit 130' INT TERM
 ops() { sed -n 's/^'"$1"' *: *[0-9.]* micros\/op \([0-9]*\) ops\/sec.*/\1/p' | tail -1; }
 run_tool() { # run_tool runner|db_bench <db> <flags...>
   local tool=$1 db=$2; shift 2
-  if [ "$tool" = runner ]; then
+  if [ "$tool" = runner ] && [ "$A" != runner ]; then
+    "${A#db_bench:}" --db="$db" "${COMMON[@]}" --seed=2 "$@" 2>/dev/null
+  elif [ "$tool" = runner ]; then
     "$RUNNER" bench --engine=rocksdb --db="$db" "${COMMON[@]}" --seed=2 "$@" 2>/dev/null
   else
     "$DBBENCH" --db="$db" "${COMMON[@]}" --seed=2 "$@" 2>/dev/null
@@ -77,7 +93,7 @@ check_options() { # both tools create a DB in $1; their OPTIONS files must match
   local w=$1
   run_tool runner "$w/opt-runner" --benchmarks=fillrandom --num=1000 >/dev/null
   run_tool db_bench "$w/opt-dbbench" --benchmarks=fillrandom --num=1000 >/dev/null
-  local filter='^#|listeners=|create_missing_column_families='
+  local filter='^#|listeners=|create_missing_column_families='${OPTIONS_IGNORE:+"|$OPTIONS_IGNORE"}
   if ! diff <(grep -Ev "$filter" "$w"/opt-runner/OPTIONS-* | sed 's/^ *//') \
             <(grep -Ev "$filter" "$w"/opt-dbbench/OPTIONS-* | sed 's/^ *//') >"$w/options.diff"; then
     echo "OPTIONS differ (< runner, > db_bench):" >&2; cat "$w/options.diff" >&2; exit 1
@@ -86,7 +102,7 @@ check_options() { # both tools create a DB in $1; their OPTIONS files must match
 }
 
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(uname -r)"
-echo "# runner: $("$RUNNER" bench --help >/dev/null 2>&1 && echo "$RUNNER") db_bench: $DBBENCH ($(dpkg-query -W -f '${Version}' rocksdb-tools 2>/dev/null || echo '?'))"
+echo "# $LABEL_A: $([ "$A" = runner ] && echo "$RUNNER" || echo "${A#db_bench:}") $LABEL_B: $DBBENCH (LIB=$LIB; RocksDB $(dpkg-query -W -f '${Version}' librocksdb-dev 2>/dev/null || echo '?'))"
 echo "# NUM=$NUM READS=$READS REPS=$REPS THREADS='$THREADS' WRITE_RATE=$WRITE_RATE HISTOGRAM=$HISTOGRAM"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for parent in $DIRS; do
@@ -118,14 +134,14 @@ echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "${RAW:-}" ] && cp "$RAWTMP" "$RAW"
 
 # Medians over the repetitions: of each tool's ops/sec and of the per-repetition ratio.
-awk -v benches="$BENCHMARKS" -v threads="$THREADS" -v dirs="$DIRS" '
+awk -v la="$LABEL_A" -v lb="$LABEL_B" -v benches="$BENCHMARKS" -v threads="$THREADS" -v dirs="$DIRS" '
 function median(a, n,   i, j, x) {
   for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 { v[$1, $2, $3, $4, $5] = $6; reps[$4] = 1 }
 END {
-  printf "%-9s %-17s %3s %10s %10s %7s %13s %3s\n", "dir", "benchmark", "thr", "runner", "db_bench", "ratio", "ratio min-max", "n"
+  printf "%-9s %-17s %3s %10s %10s %7s %13s %3s\n", "dir", "benchmark", "thr", la, lb, "ratio", "ratio min-max", "n"
   nd = split(dirs, D, " "); nb = split(benches, B, " "); nt = split(threads, T, " ")
   for (di = 1; di <= nd; di++) for (ti = 1; ti <= nt; ti++) for (bi = 1; bi <= nb; bi++) {
     n = 0; lo = 1e9; hi = 0

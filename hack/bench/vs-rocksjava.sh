@@ -18,7 +18,10 @@
 #                        built unoptimized, its lz4 and zstd are not; docs/benchmarks.md)
 #     RAW=file           also keep every single measurement there (case rep tool ops load1)
 #     RUNNER=bin/kvbench-runner (built from ./cmd/kvbench-runner when it is the default)
-#     DBBENCH=/usr/bin/db_bench
+#     LIB=release       the RocksDB the runner links and whose db_bench is the reference: release (the
+#                        build of hack/engine-build.sh, as users build it) or debian (Debian's packages,
+#                        assertions on: librocksdb-dev and /usr/bin/db_bench)
+#     DBBENCH=           default: the db_bench of LIB's build
 #     JAVA_OPTS=""       extra JVM flags for the RocksJava runner
 #     MODE=ops           ops: the ops/sec table. cpu: CPU time per operation instead, which a loaded
 #                        machine disturbs far less than wall time: each tool runs each read case with
@@ -44,12 +47,17 @@ CASES=${CASES:-fillseq:1 readrandom:1 readrandom:2 readwhilewriting:1}
 WRITE_RATE=${WRITE_RATE:-2097152}
 VALUE_SIZE=${VALUE_SIZE:-100}
 COMPRESSION=${COMPRESSION:-snappy}
-DBBENCH=${DBBENCH:-/usr/bin/db_bench}
+LIB=${LIB:-release}
+case $LIB in
+  release) eval "$(hack/engine-build.sh env)"; DBBENCH=${DBBENCH:-$ENGINE_DIR/bin/db_bench} ;;
+  debian) ENGINE_LDFLAGS_X=""; DBBENCH=${DBBENCH:-/usr/bin/db_bench} ;;
+  *) echo "LIB=$LIB: release or debian" >&2; exit 2 ;;
+esac
 JAVA_OPTS=${JAVA_OPTS:-}
 MODE=${MODE:-ops}
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
-  go build -o "$RUNNER" ./cmd/kvbench-runner
+  go build -ldflags "$ENGINE_LDFLAGS_X" -o "$RUNNER" ./cmd/kvbench-runner
 fi
 JAVACP=$(hack/rocksjava-runner.sh)
 COMMON=(--key_size=16 --value_size="$VALUE_SIZE" --compression_type="$COMPRESSION" --compression_ratio=0.5
@@ -89,7 +97,7 @@ done
 rm -rf "$w"/opt-*
 
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(uname -r)"
-echo "# $(java -version 2>&1 | sed -n 2p); db_bench $(dpkg-query -W -f '${Version}' rocksdb-tools 2>/dev/null || echo '?'); JAVA_OPTS='$JAVA_OPTS'"
+echo "# $(java -version 2>&1 | sed -n 2p); db_bench $DBBENCH (LIB=$LIB); JAVA_OPTS='$JAVA_OPTS'"
 echo "# NUM=$NUM READS=$READS REPS=$REPS DIR=$DIR CASES='$CASES' WRITE_RATE=$WRITE_RATE VALUE_SIZE=$VALUE_SIZE COMPRESSION=$COMPRESSION"
 echo "# uptime before: $(uptime)"
 run_tool db_bench "$w/base" --benchmarks=fillrandom,waitforcompaction --num="$NUM" --seed=1 >/dev/null

@@ -25,7 +25,7 @@ REPS=${REPS:-2}
 DIR=${DIR:-/dev/shm}
 RUNNER=${RUNNER:-bin/kvbench-runner}
 JAVA_OPTS=${JAVA_OPTS:-}
-[ "$RUNNER" != bin/kvbench-runner ] || go build -o bin/kvbench-runner ./cmd/kvbench-runner
+[ "$RUNNER" != bin/kvbench-runner ] || make -s runner
 CP=$(hack/rocksjava-runner.sh)
 w=$(mktemp -d "$DIR/kvb-ycsbj.XXXXXX")
 trap 'rm -rf "$w"' EXIT

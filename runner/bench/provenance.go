@@ -71,6 +71,10 @@ func newProvenance(specHash string, ds Dataset, dbPath, userOptions string, dev 
 	for name, ver := range engine.LibraryVersions() {
 		p.Libraries[name] = ver
 	}
+	// How the C++ libraries were compiled (assertions on in Debian's packages): recorded by the build.
+	if builds, err := engine.LibraryBuilds(); err == nil {
+		p.LibraryBuilds = builds
+	}
 	p.OptionsFile = newestOptionsFile(dbPath)
 	if r, ok := db.(engine.OptionsRenderer); ok && p.OptionsFile == nil {
 		p.OptionsFile = r.RenderOptions()

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -143,3 +146,23 @@ func F64(v float64) *float64 { return &v }
 
 func round3(x float64) float64 { return float64(int64(x*1e3+0.5)) / 1e3 }
 func round6(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }
+
+// linkedBuilds is hack/engine-build.sh's build.json (base64) for the C++ libraries this binary links,
+// set with -ldflags -X by the image build and `make runner`; empty in a plain go build.
+var linkedBuilds string
+
+// LibraryBuilds are how the linked C++ engine libraries were built, or nil when the build did not say.
+func LibraryBuilds() (map[string]api.LibraryBuild, error) {
+	if linkedBuilds == "" {
+		return nil, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(linkedBuilds)
+	if err != nil {
+		return nil, fmt.Errorf("engine library builds: %w", err)
+	}
+	var out map[string]api.LibraryBuild
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("engine library builds: %w", err)
+	}
+	return out, nil
+}

@@ -51,3 +51,30 @@ func TestSummaryBoundsOptionsOverrides(t *testing.T) {
 		t.Errorf("the overrides cost %d phases (without them %d truncated)", s.Truncated, full.Truncated)
 	}
 }
+
+// The summary keeps the run's engine's library build (one line), and gives it up before a phase.
+func TestSummaryKeepsTheEnginesBuild(t *testing.T) {
+	builds := map[string]api.LibraryBuild{
+		"rocksdb": {Version: "7.8.3", Assertions: "off", Source: "release build of Debian source package rocksdb 7.8.3-2 (amd64)"},
+		"leveldb": {Version: "1.23", Assertions: "off", Source: "release build of Debian source package leveldb 1.23-4 (amd64)"},
+	}
+	r := result(2, "")
+	r.Engine = api.EngineLevelDB
+	r.Provenance = &api.Provenance{LibraryBuilds: builds}
+	if got, want := fmt.Sprint(Summarize(r).Provenance.Builds), "[leveldb: 1.23, assertions off, release build of Debian source package leveldb 1.23-4 (amd64)]"; got != want {
+		t.Errorf("builds %s, want %s", got, want)
+	}
+	r.Engine = api.EnginePebble
+	if got := Summarize(r).Provenance.Builds; got != nil {
+		t.Errorf("pebble's summary has builds %q", got)
+	}
+	r = result(60, "")
+	r.Provenance = &api.Provenance{LibraryBuilds: builds}
+	full := Summarize(result(60, ""))
+	if full.Truncated == 0 {
+		t.Fatal("60 phases fit: the test needs a summary that does not")
+	}
+	if s := Summarize(r); s.Provenance.Builds != nil || s.Truncated != full.Truncated {
+		t.Errorf("a full summary kept builds %q and truncated %d phases (without them %d)", s.Provenance.Builds, s.Truncated, full.Truncated)
+	}
+}

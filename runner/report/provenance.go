@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -14,7 +15,27 @@ func ProvenanceSummary(p *api.Provenance) *api.ProvenanceSummary {
 		return nil
 	}
 	return &api.ProvenanceSummary{ImageDigest: p.ImageDigest, RunnerRevision: p.RunnerRevision, Seed: p.Seed,
-		SpecHash: p.SpecHash, Node: NodeLine(p.Node), OptionsOverrides: OverrideLines(p.OptionsOverrides, api.MaxSummaryOverrides)}
+		SpecHash: p.SpecHash, Node: NodeLine(p.Node), OptionsOverrides: OverrideLines(p.OptionsOverrides, api.MaxSummaryOverrides),
+		Builds: BuildLines(p.LibraryBuilds)}
+}
+
+// BuildLines are the library builds one line each, "name: version, assertions on|off, source", by
+// name, at most 4 (each at most 200 bytes).
+func BuildLines(b map[string]api.LibraryBuild) []string {
+	names := make([]string, 0, len(b))
+	for n := range b {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names[:min(len(names), 4)] {
+		line := n + ": " + b[n].String()
+		if len(line) > 200 {
+			line = line[:197] + "..."
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // OverrideLines are the OPTIONS file overrides one line each, at most max of them (each at most

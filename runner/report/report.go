@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	api "github.com/kvbench/kvbench-operator/api/v1alpha1"
@@ -72,6 +73,13 @@ func Histogram(w io.Writer, what string, count int64, p *api.Percentiles) {
 func Summarize(r *api.Result) *api.Summary {
 	s := &api.Summary{SchemaVersion: r.SchemaVersion, Engine: r.Engine, EngineVersion: r.EngineVersion, Error: r.Error,
 		Provenance: ProvenanceSummary(r.Provenance)}
+	if p := s.Provenance; p != nil {
+		// The run's engine's library build only: a line, not one per library linked.
+		p.Builds = slices.DeleteFunc(p.Builds, func(l string) bool { return !strings.HasPrefix(l, string(r.Engine)+": ") })
+		if len(p.Builds) == 0 {
+			p.Builds = nil
+		}
+	}
 	ds := r.Dataset
 	s.Dataset = &ds
 	if r.Load != nil {
@@ -110,6 +118,9 @@ func Summarize(r *api.Result) *api.Summary {
 	if p := s.Provenance; !fits() && p != nil && len(p.OptionsOverrides) > 1 {
 		// Before any phase: one line that says where the overrides are.
 		p.OptionsOverrides = []string{fmt.Sprintf("%d OPTIONS file keys overridden: see provenance.optionsOverrides in the result", len(r.Provenance.OptionsOverrides))}
+	}
+	if p := s.Provenance; !fits() && p != nil {
+		p.Builds = nil // the result's provenance.libraryBuilds has it
 	}
 	for !fits() && len(s.Phases) > 0 {
 		s.Phases = s.Phases[:len(s.Phases)-1]

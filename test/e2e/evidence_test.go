@@ -39,6 +39,8 @@ func expectEvidence(ns string) {
 	Expect(p.SpecHash).To(HavePrefix("sha256:"))
 	Expect(p.Seed).To(Equal(int64(301)), "an unset seed is written down as the default it became")
 	Expect(p.Node).To(ContainSubstring("kernel"))
+	Expect(p.Builds).To(ConsistOf(MatchRegexp(`^rocksdb: 7\.8\.3, assertions off, release build of Debian source package rocksdb 7\.8\.3-\S+ \(amd64\)$`)),
+		"the image links the release build (hack/engine-build.sh), not Debian's assertion build")
 
 	By("archive: full provenance and engine statistics per phase")
 	res, _ := archivedResult(ns, b.Name, got.Status.Runs[0].Name)
@@ -54,6 +56,9 @@ func expectEvidence(ns string) {
 	Expect(res.Provenance.OptionsFile).NotTo(BeNil())
 	Expect(res.Provenance.OptionsFile.Text).To(ContainSubstring("[DBOptions]"))
 	Expect(res.Provenance.Libraries).To(HaveKeyWithValue("rocksdb", "7.8.3"))
+	Expect(res.Provenance.LibraryBuilds).To(HaveKey("leveldb"))
+	Expect(res.Provenance.LibraryBuilds["rocksdb"].Assertions).To(Equal("off"))
+	Expect(res.Provenance.LibraryBuilds["rocksdb"].Flags).To(ContainSubstring("-DNDEBUG"))
 	Expect(res.Phases).To(HaveLen(2))
 	fill := res.Phases[0].EngineStats
 	Expect(fill).NotTo(BeNil())

@@ -1,4 +1,5 @@
-// Package rocksdb adapts RocksDB (grocksdb on the system librocksdb) to the engine interface.
+// Package rocksdb adapts RocksDB to the engine interface: grocksdb on the librocksdb the build links
+// (the release build of hack/engine-build.sh in the images and `make runner`, Debian's in a plain go build).
 package rocksdb
 
 /*

@@ -1,9 +1,9 @@
 //go:build qemu
 
-// Package multiarch runs what the arm64 runner image holds under qemu-user (Debian's
-// qemu-user-static), straight from the image's layer: the static runner on a small
+// Package multiarch runs what the runner image holds, straight from the image's layer: arm64
+// under qemu-user (Debian's qemu-user-static), amd64 natively: the static runner on a small
 // fillseq,readrandom for each C engine, and db_bench with the shared libraries and loader the
-// image ships. `make test-arm64` builds the image (hack/build-images.sh) and runs this:
+// image ships; both on the release builds of RocksDB and LevelDB. `make test-arm64` builds the image (hack/build-images.sh) and runs this:
 //
 //	go test -tags qemu ./test/multiarch -layout bin/images/oci/kvbench-runner
 package multiarch
@@ -33,8 +33,8 @@ var (
 	num       = flag.Int("num", 20000, "keys per engine (emulated: keep it small)")
 )
 
-// rootfs unpacks the layout's linux/arm64 image into a directory, as a container runtime would.
-func rootfs(t *testing.T) string {
+// rootfs unpacks the layout's image for arch into a directory, as a container runtime would.
+func rootfs(t *testing.T, arch string) string {
 	t.Helper()
 	idx, _, err := oci.ReadLayout(*layoutDir)
 	if err != nil {
@@ -51,57 +51,80 @@ func rootfs(t *testing.T) string {
 	if strings.Join(arches, " ") != "linux/amd64 linux/arm64/v8" {
 		t.Fatalf("the index has %v, want linux/amd64 and linux/arm64/v8", arches)
 	}
-	img, err := oci.ImageFor(idx, "arm64")
+	img, err := oci.ImageFor(idx, arch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cf, err := img.ConfigFile()
-	if err != nil || cf.Architecture != "arm64" || cf.OS != "linux" || cf.Config.User != "65532:65532" {
-		t.Fatalf("arm64 config: %+v %v", cf, err)
+	if err != nil || cf.Architecture != arch || cf.OS != "linux" || cf.Config.User != "65532:65532" {
+		t.Fatalf("%s config: %+v %v", arch, cf, err)
 	}
 	dir := t.TempDir()
-	if err := oci.Unpack(idx, "arm64", dir); err != nil {
+	if err := oci.Unpack(idx, arch, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-// emulate runs an arm64 program of the image under qemu: -L makes the image its root for the
-// loader and every library it opens, so a library the image lacks is missing here too.
-func emulate(t *testing.T, root string, args ...string) string {
+// emulate runs a program of the image: an arm64 one under qemu, where -L makes the image its root
+// for the loader and every library it opens, so a library the image lacks is missing here too; an
+// amd64 one natively, its loader and libraries (db_bench's) the image's through the loader's
+// --library-path, so there too nothing of the host's is used.
+func emulate(t *testing.T, root, arch string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, *qemu, append([]string{"-L", root, filepath.Join(root, args[0])}, args[1:]...)...)
+	prog := append([]string{filepath.Join(root, args[0])}, args[1:]...)
+	var cmd *exec.Cmd
+	switch {
+	case arch == "arm64":
+		cmd = exec.CommandContext(ctx, *qemu, append([]string{"-L", root}, prog...)...)
+	case args[0] == "/kvbench-runner": // static
+		cmd = exec.CommandContext(ctx, prog[0], prog[1:]...)
+	default:
+		libs := filepath.Join(root, "lib/x86_64-linux-gnu") + ":" + filepath.Join(root, "usr/lib/x86_64-linux-gnu")
+		cmd = exec.CommandContext(ctx, filepath.Join(root, "lib64/ld-linux-x86-64.so.2"), append([]string{"--library-path", libs}, prog...)...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s: %v\n%s\n%s", strings.Join(args, " "), err, out.String(), errb.String())
 	}
-	t.Logf("%s: %.1fs emulated", strings.Join(args, " "), time.Since(start).Seconds())
+	t.Logf("%s %s: %.1fs", arch, strings.Join(args, " "), time.Since(start).Seconds())
 	return out.String()
 }
 
 var dbBenchVersion = regexp.MustCompile(`(?m)^db_bench version (\d+\.\d+\.\d+)$`)
 
-func TestArm64RunnerImage(t *testing.T) {
-	root := rootfs(t)
+// TestRunnerImage runs each architecture's runner image: db_bench and the runner on the release
+// builds of RocksDB and LevelDB (hack/engine-build.sh), no assertions, one RocksDB for both.
+func TestRunnerImage(t *testing.T) {
+	for _, arch := range []string{"amd64", "arm64"} {
+		t.Run(arch, func(t *testing.T) { runnerImage(t, arch) })
+	}
+}
+
+func runnerImage(t *testing.T, arch string) {
+	root := rootfs(t, arch)
 
 	// db_bench --version, then a tiny fillseq,readrandom: the libraries and loader are all there.
-	v := dbBenchVersion.FindStringSubmatch(emulate(t, root, "/usr/bin/db_bench", "--version"))
+	v := dbBenchVersion.FindStringSubmatch(emulate(t, root, arch, "/usr/bin/db_bench", "--version"))
 	if v == nil {
 		t.Fatal("db_bench --version printed no version")
 	}
 	work := t.TempDir()
-	out := emulate(t, root, "/usr/bin/db_bench", "--benchmarks=fillseq,readrandom", "--num=2000", "--db="+filepath.Join(work, "dbbench"))
+	out := emulate(t, root, arch, "/usr/bin/db_bench", "--benchmarks=fillseq,readrandom", "--num=2000", "--db="+filepath.Join(work, "dbbench"))
 	checkLines(t, "db_bench", out, 2000)
+	if strings.Contains(out, "Assertions are enabled") {
+		t.Error("the image's db_bench has assertions on (Debian's build, not the release build)")
+	}
 
 	for _, engine := range []api.EngineName{"rocksdb", "leveldb"} {
 		t.Run(string(engine), func(t *testing.T) {
 			js := filepath.Join(work, string(engine)+".json")
 			n := *num
-			out := emulate(t, root, "/kvbench-runner", "bench", "--engine="+string(engine), "--db="+filepath.Join(work, string(engine)),
+			out := emulate(t, root, arch, "/kvbench-runner", "bench", "--engine="+string(engine), "--db="+filepath.Join(work, string(engine)),
 				"--benchmarks=fillseq,readrandom", "--num="+strconv.Itoa(n), "--json="+js)
 			checkLines(t, string(engine), out, n)
 			b, err := os.ReadFile(js)
@@ -125,6 +148,11 @@ func TestArm64RunnerImage(t *testing.T) {
 			}
 			if engine == "rocksdb" && res.Provenance.Libraries["rocksdb"] != v[1] {
 				t.Errorf("the runner links RocksDB %q, the image's db_bench is %s", res.Provenance.Libraries["rocksdb"], v[1])
+			}
+			build, ok := res.Provenance.LibraryBuilds[string(engine)]
+			if !ok || build.Assertions != "off" || !strings.HasPrefix(build.Source, "release build of Debian source package") ||
+				!strings.Contains(build.Source, "("+arch+")") || !strings.HasPrefix(build.Digest, "sha256:") {
+				t.Errorf("provenance.libraryBuilds[%s] = %+v, want the %s release build with assertions off", engine, build, arch)
 			}
 		})
 	}
