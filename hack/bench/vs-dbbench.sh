@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vs-dbbench.sh: kvbench-runner (RocksDB engine) against Debian's db_bench 7.8.3 (same librocksdb)
+# vs-dbbench.sh: kvbench-runner (RocksDB engine) against db_bench 7.8.3 from the same RocksDB build (LIB below)
 # with identical flags and identical effective options, alternating which tool runs first,
 # reporting the median runner/db_bench ops/sec ratio per benchmark, thread count and directory.
 #

@@ -346,3 +346,16 @@ func dbBenchCount(args []string) int {
 	}
 	return 1
 }
+
+// reportNotes are the notes of a `kubectl kvbench report` other than its build lines ("note: build: rocksdb
+// 7.8.3, assertions off, …"), which every report of a C++ engine prints: a note beyond those means something
+// was missing or not comparable.
+func reportNotes(out string) []string {
+	var notes []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "note:") && !strings.HasPrefix(l, "note: build: ") {
+			notes = append(notes, l)
+		}
+	}
+	return notes
+}
