@@ -108,7 +108,7 @@ runner)
   declare -A ENGINES=()
   for arch in $ARCHS; do ENGINES[$arch]=$("$HERE/engine-build.sh" "$arch"); done
   key=$( { inputs ./cmd/kvbench-runner; echo "$debs"; [ -z "$SYSROOT" ] || cat "$SYSROOT/.debs"
-    for arch in $ARCHS; do cat "${ENGINES[$arch]}/build.json"; done; sha256sum "$HERE/engine-build.sh"; } | sha256sum | cut -c1-16)
+    for arch in $ARCHS; do cat "${ENGINES[$arch]}/build.json"; done; sha256sum <"$HERE/engine-build.sh"; } | sha256sum | cut -c1-16)
   if fresh runner "$key"; then log "runner image up to date ($key): $(cat "$OUT/runner.digests")"; else
     t=$(date +%s)
     files=()
@@ -157,7 +157,7 @@ runner-java)
   case " $ARCHS " in *" arm64 "*) [ "$HOSTARCH" = arm64 ] || { SYSROOT=$("$HERE/arm64-sysroot.sh"); sysdebs=$(cat "$SYSROOT/.debs"); } ;; esac
   hostdebs=$(dpkg-query -W -f='${Package}=${Version}\n' libc6 libstdc++6 libgcc-s1 zlib1g)
   key=$( { echo "$home" "${jres[*]}" "$VERSION" "$ARCHS"; echo "$hostdebs"; echo "$sysdebs"
-    sha256sum "$HERE/build-images.sh" "$HERE/elf-deps.sh" "$HERE/java-jre.sh" "$HERE/rocksjava-runner.sh"; } | sha256sum | cut -c1-16)
+    sha256sum "$HERE/build-images.sh" "$HERE/elf-deps.sh" "$HERE/java-jre.sh" "$HERE/rocksjava-runner.sh" | cut -d" " -f1; } | sha256sum | cut -c1-16)
   if fresh runner-java "$key"; then log "runner-java image up to date ($key): $(cat "$OUT/runner-java.digests")"; else
     t=$(date +%s)
     files=() i=0
