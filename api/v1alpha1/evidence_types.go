@@ -437,3 +437,6 @@ type ProvenanceSummary struct {
 
 // MaxSummaryOverrides bounds the OPTIONS file overrides kept in status.
 const MaxSummaryOverrides = 8
+
+// MaxSummaryBuilds bounds ProvenanceSummary.Builds (its MaxItems).
+const MaxSummaryBuilds = 4

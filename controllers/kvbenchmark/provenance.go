@@ -34,6 +34,10 @@ func runProvenance(s *kvv1.Summary, pod *corev1.Pod) *kvv1.ProvenanceSummary {
 		return nil
 	}
 	p := s.Provenance.DeepCopy()
+	// The runner's lists are tenant input: never more items than the CRD admits (MaxItems), which
+	// would make every status write of the benchmark fail. OverrideLines' last line counts the rest.
+	p.OptionsOverrides = p.OptionsOverrides[:min(len(p.OptionsOverrides), kvv1.MaxSummaryOverrides+1)]
+	p.Builds = p.Builds[:min(len(p.Builds), kvv1.MaxSummaryBuilds)]
 	if d := imageDigest(pod); d != "" {
 		p.ImageDigest = d
 	}

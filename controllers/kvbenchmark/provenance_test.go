@@ -1,6 +1,7 @@
 package kvbenchmark
 
 import (
+	"fmt"
 	"testing"
 
 	"context"
@@ -150,5 +151,22 @@ func TestRunProvenanceHasTheNodeForEveryEngine(t *testing.T) {
 	goRunner := &kvv1.Summary{Engine: kvv1.EngineRocksDB, Provenance: &kvv1.ProvenanceSummary{Node: "reported"}}
 	if p := runProvenance(goRunner, pod); p.Node != "reported" {
 		t.Fatalf("a reported node was replaced: %+v", p)
+	}
+}
+
+// A runner's summary is tenant input: its provenance lists are cut to the CRD's MaxItems.
+func TestRunProvenanceBoundsTheRunnersLists(t *testing.T) {
+	many := make([]string, 20)
+	for i := range many {
+		many[i] = fmt.Sprintf("line %d", i)
+	}
+	hostile := &kvv1.Summary{Engine: kvv1.EngineRocksDB, Provenance: &kvv1.ProvenanceSummary{OptionsOverrides: many, Builds: many}}
+	p := runProvenance(hostile, nil)
+	if len(p.OptionsOverrides) != kvv1.MaxSummaryOverrides+1 || len(p.Builds) != kvv1.MaxSummaryBuilds {
+		t.Fatalf("kept %d overrides and %d builds, want %d and %d", len(p.OptionsOverrides), len(p.Builds),
+			kvv1.MaxSummaryOverrides+1, kvv1.MaxSummaryBuilds)
+	}
+	if p.Builds[0] != "line 0" || len(hostile.Provenance.Builds) != 20 {
+		t.Fatalf("builds %q; the summary's own list has %d", p.Builds, len(hostile.Provenance.Builds))
 	}
 }

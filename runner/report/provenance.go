@@ -20,7 +20,7 @@ func ProvenanceSummary(p *api.Provenance) *api.ProvenanceSummary {
 }
 
 // BuildLines are the library builds one line each, "name: version, assertions on|off, source", by
-// name, at most 4 (each at most 200 bytes).
+// name, at most api.MaxSummaryBuilds (each at most 200 bytes).
 func BuildLines(b map[string]api.LibraryBuild) []string {
 	names := make([]string, 0, len(b))
 	for n := range b {
@@ -28,7 +28,7 @@ func BuildLines(b map[string]api.LibraryBuild) []string {
 	}
 	sort.Strings(names)
 	var out []string
-	for _, n := range names[:min(len(names), 4)] {
+	for _, n := range names[:min(len(names), api.MaxSummaryBuilds)] {
 		line := n + ": " + b[n].String()
 		if len(line) > 200 {
 			line = line[:197] + "..."

@@ -66,11 +66,11 @@ func rootfs(t *testing.T, arch string) string {
 	return dir
 }
 
-// emulate runs a program of the image: an arm64 one under qemu, where -L makes the image its root
+// runInImage runs a program of the image: an arm64 one under qemu, where -L makes the image its root
 // for the loader and every library it opens, so a library the image lacks is missing here too; an
 // amd64 one natively, its loader and libraries (db_bench's) the image's through the loader's
 // --library-path, so there too nothing of the host's is used.
-func emulate(t *testing.T, root, arch string, args ...string) string {
+func runInImage(t *testing.T, root, arch string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -109,12 +109,12 @@ func runnerImage(t *testing.T, arch string) {
 	root := rootfs(t, arch)
 
 	// db_bench --version, then a tiny fillseq,readrandom: the libraries and loader are all there.
-	v := dbBenchVersion.FindStringSubmatch(emulate(t, root, arch, "/usr/bin/db_bench", "--version"))
+	v := dbBenchVersion.FindStringSubmatch(runInImage(t, root, arch, "/usr/bin/db_bench", "--version"))
 	if v == nil {
 		t.Fatal("db_bench --version printed no version")
 	}
 	work := t.TempDir()
-	out := emulate(t, root, arch, "/usr/bin/db_bench", "--benchmarks=fillseq,readrandom", "--num=2000", "--db="+filepath.Join(work, "dbbench"))
+	out := runInImage(t, root, arch, "/usr/bin/db_bench", "--benchmarks=fillseq,readrandom", "--num=2000", "--db="+filepath.Join(work, "dbbench"))
 	checkLines(t, "db_bench", out, 2000)
 	if strings.Contains(out, "Assertions are enabled") {
 		t.Error("the image's db_bench has assertions on (Debian's build, not the release build)")
@@ -124,7 +124,7 @@ func runnerImage(t *testing.T, arch string) {
 		t.Run(string(engine), func(t *testing.T) {
 			js := filepath.Join(work, string(engine)+".json")
 			n := *num
-			out := emulate(t, root, arch, "/kvbench-runner", "bench", "--engine="+string(engine), "--db="+filepath.Join(work, string(engine)),
+			out := runInImage(t, root, arch, "/kvbench-runner", "bench", "--engine="+string(engine), "--db="+filepath.Join(work, string(engine)),
 				"--benchmarks=fillseq,readrandom", "--num="+strconv.Itoa(n), "--json="+js)
 			checkLines(t, string(engine), out, n)
 			b, err := os.ReadFile(js)
