@@ -29,12 +29,7 @@ if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then sed -n '2,/^[^#]/{/^#/{s/^# 
 cd "$(dirname "$0")/../.."
 NUM=${NUM:-1000000}
 DIR=${DIR:-/var/tmp}
-LIB=${LIB:-release}
-case $LIB in
-  release) eval "$(hack/engine-build.sh env)"; DBBENCH=${DBBENCH:-$ENGINE_DIR/bin/db_bench} ;;
-  debian) ENGINE_LDFLAGS_X=""; DBBENCH=${DBBENCH:-/usr/bin/db_bench} ;;
-  *) echo "LIB=$LIB: release or debian" >&2; exit 2 ;;
-esac
+. hack/bench/lib.sh   # LIB -> DBBENCH, ENGINE_LDFLAGS_X
 if [ -z "${RUNNER:-}" ]; then
   RUNNER=bin/kvbench-runner
   go build -ldflags "$ENGINE_LDFLAGS_X" -o "$RUNNER" ./cmd/kvbench-runner

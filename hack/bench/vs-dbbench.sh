@@ -49,12 +49,7 @@ THREADS=${THREADS:-1 2}
 BENCHMARKS=${BENCHMARKS:-fillrandom readrandom readwhilewriting seekrandom}
 WRITE_RATE=${WRITE_RATE:-2097152}
 HISTOGRAM=${HISTOGRAM:-0}
-LIB=${LIB:-release}
-case $LIB in
-  release) eval "$(hack/engine-build.sh env)"; DBBENCH=${DBBENCH:-$ENGINE_DIR/bin/db_bench} ;;
-  debian) ENGINE_LDFLAGS_X=""; DBBENCH=${DBBENCH:-/usr/bin/db_bench} ;;
-  *) echo "LIB=$LIB: release or debian" >&2; exit 2 ;;
-esac
+. hack/bench/lib.sh   # LIB -> DBBENCH, ENGINE_LDFLAGS_X
 A=${A:-runner}
 LABEL_A=${LABEL_A:-runner} LABEL_B=${LABEL_B:-db_bench}
 if [ -z "${RUNNER:-}" ] && [ "$A" = runner ]; then

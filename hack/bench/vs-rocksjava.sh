@@ -47,12 +47,7 @@ CASES=${CASES:-fillseq:1 readrandom:1 readrandom:2 readwhilewriting:1}
 WRITE_RATE=${WRITE_RATE:-2097152}
 VALUE_SIZE=${VALUE_SIZE:-100}
 COMPRESSION=${COMPRESSION:-snappy}
-LIB=${LIB:-release}
-case $LIB in
-  release) eval "$(hack/engine-build.sh env)"; DBBENCH=${DBBENCH:-$ENGINE_DIR/bin/db_bench} ;;
-  debian) ENGINE_LDFLAGS_X=""; DBBENCH=${DBBENCH:-/usr/bin/db_bench} ;;
-  *) echo "LIB=$LIB: release or debian" >&2; exit 2 ;;
-esac
+. hack/bench/lib.sh   # LIB -> DBBENCH, ENGINE_LDFLAGS_X
 JAVA_OPTS=${JAVA_OPTS:-}
 MODE=${MODE:-ops}
 if [ -z "${RUNNER:-}" ]; then
